@@ -1,0 +1,204 @@
+"""The per-request reader: batched point reads, memoised pages, and look-ahead that starts requests early.
+
+One Reader lives for one GraphQL request, so its caches never serve one caller's data to another.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from aiodataloader import DataLoader
+
+from gateway import plan
+from gateway.accounting import Ledger
+from gateway.config import Settings
+from gateway.cursor import CursorCodec
+from gateway.errors import BadUserInput
+from gateway.keys import Ids
+from gateway.lookahead import Selected
+from gateway.model import Collection, Entity, Item, Model
+from gateway.store import Key, QueryRequest, Store
+
+log = logging.getLogger(__name__)
+
+_ItemKey = tuple[str, str]
+_PageKey = tuple[str, tuple[tuple[str, str], ...], int, str | None]
+
+
+@dataclass(frozen=True)
+class Member:
+    ids: dict[str, str]
+    item: Item
+    cursor: str
+
+
+@dataclass(frozen=True)
+class Page:
+    members: list[Member]
+    has_next: bool
+
+    @property
+    def end_cursor(self) -> str | None:
+        return self.members[-1].cursor if self.members else None
+
+
+class Reader:
+    def __init__(self, store: Store, settings: Settings, codec: CursorCodec, ledger: Ledger) -> None:
+        self.store = store
+        self.model: Model = store.model
+        self.ledger = ledger
+        self._settings = settings
+        self._codec = codec
+        self._items: DataLoader[_ItemKey, Item | None] = DataLoader(self._load_items)
+        self._pages: dict[_PageKey, asyncio.Future[Page]] = {}
+
+    # --- point reads ----------------------------------------------------------------------------------------
+
+    async def get(self, entity: Entity, ids: Ids) -> Item | None:
+        """One item by its ids; reads asked for in the same tick go out together as BatchGetItem."""
+        return await self._items.load(self._item_key(entity, ids))
+
+    async def get_many(self, entity: Entity, ids: Sequence[Ids]) -> list[Item | None]:
+        return await self._items.load_many([self._item_key(entity, one) for one in ids])
+
+    def prefetch(self, entity: Entity, ids: Ids) -> None:
+        _detach(self._items.load(self._item_key(entity, ids)))
+
+    def _item_key(self, entity: Entity, ids: Ids) -> _ItemKey:
+        key = self.model.key(entity, ids)
+        table = self.model.index(None)
+        return key[table.pk], key[table.sk]
+
+    async def _load_items(self, keys: list[_ItemKey]) -> list[Item | None]:
+        table = self.model.index(None)
+        items = await self.store.batch_get([{table.pk: pk, table.sk: sk} for pk, sk in keys], self.ledger)
+        found = {(item[table.pk], item[table.sk]): item for item in items}
+        return [found.get(key) for key in keys]
+
+    # --- pages ----------------------------------------------------------------------------------------------
+
+    def page(self, collection: Collection, parent_ids: Ids, first: int | None, after: str | None) -> Awaitable[Page]:
+        """A page of ``collection``; the same page asked for twice in one request is read once."""
+        size = plan.page_size(first, self._settings.default_page_size, self._settings.max_page_size)
+        key = self._page_key(collection, parent_ids, size, after)
+        if key not in self._pages:
+            self._pages[key] = _detach(asyncio.ensure_future(self._read_page(collection, parent_ids, size, after)))
+        return self._pages[key]
+
+    async def _read_page(self, collection: Collection, parent_ids: Ids, size: int, after: str | None) -> Page:
+        start_key = self._decode_cursor(collection, parent_ids, after) if after is not None else None
+        request = plan.members_query(self.model, collection, parent_ids, size, start_key)
+        items, _ = await self._query_members(collection, request, size)
+        return self._make_page(collection, parent_ids, items, size)
+
+    async def _query_members(
+        self, collection: Collection, request: QueryRequest, size: int
+    ) -> tuple[list[Item], Key | None]:
+        """Members up to ``size + 1``; an item of unknown shape in the range is skipped and more are read."""
+        result = await self.store.query(request, self.ledger)
+        items = result.items
+        while result.last_key is not None and self._count_members(collection, items) <= size:
+            missing = size + 1 - self._count_members(collection, items)
+            more = QueryRequest(
+                request.partition, request.sort, request.index, request.ascending, missing, result.last_key
+            )
+            result = await self.store.query(more, self.ledger)
+            items = items + result.items
+        return items, result.last_key
+
+    def _count_members(self, collection: Collection, items: list[Item]) -> int:
+        return sum(1 for item in items if _is(self.model, collection.member, item))
+
+    def _make_page(self, collection: Collection, parent_ids: Ids, items: list[Item], size: int) -> Page:
+        binding = plan.binding(collection, parent_ids)
+        fields = self.model.position_fields(collection)
+        members: list[Member] = []
+        for item in items:
+            ids = self.model.ids_of(collection.member, item)
+            if ids is None:
+                continue
+            position = {name: item[name] for name in fields}
+            members.append(Member(ids, item, self._codec.encode(binding, position)))
+            # A member read here is served again from the cache if a link points back at it.
+            self._items.prime(self._item_key(collection.member, ids), item)
+        return Page(members[:size], has_next=len(members) > size)
+
+    def _decode_cursor(self, collection: Collection, parent_ids: Ids, after: str) -> Key:
+        position = self._codec.decode(plan.binding(collection, parent_ids), after)
+        if set(position) != set(self.model.position_fields(collection)):
+            raise BadUserInput("the cursor is not valid for this field", argument="after")
+        return position
+
+    def _page_key(self, collection: Collection, parent_ids: Ids, size: int, after: str | None) -> _PageKey:
+        partition_ids = collection.member.keys[collection.index].pk.fields
+        return collection.name, tuple((k, parent_ids[k]) for k in partition_ids), size, after
+
+    # --- look-ahead -----------------------------------------------------------------------------------------
+
+    async def fetch(
+        self,
+        entity: Entity,
+        ids: Ids,
+        selections: list[Selected],
+        collections: Mapping[str, Collection],
+        links: Mapping[str, Entity] | None = None,
+    ) -> Item | None:
+        """Read an item and, at the same time, what its selected relations will ask for.
+
+        A selected collection whose parent sorts at the head of the Query comes back with the parent in one
+        Query; other collections and to-one links start at once, so they cost no extra round.
+        """
+        links = links or {}
+        combined: tuple[Collection, int] | None = None
+        for selection in selections:
+            collection = collections.get(selection.name)
+            if collection is not None:
+                first, after = selection.args.get("first"), selection.args.get("after")
+                if combined is None and after is None and self.model.parent_sorts_with_members(collection):
+                    size = plan.page_size(first, self._settings.default_page_size, self._settings.max_page_size)
+                    combined = collection, size
+                else:
+                    self._start(collection, ids, first, after)
+            target = links.get(selection.name)
+            if target is not None:
+                self.prefetch(target, ids)
+        if combined is None:
+            return await self.get(entity, ids)
+        return await self._parent_with_page(entity, ids, *combined)
+
+    def _start(self, collection: Collection, ids: Ids, first: Any, after: Any) -> None:
+        # A bad argument is reported by the field's own resolver, at its own path.
+        with contextlib.suppress(BadUserInput):
+            self.page(collection, ids, first, after)
+
+    async def _parent_with_page(self, entity: Entity, ids: Ids, collection: Collection, size: int) -> Item | None:
+        request = plan.parent_and_members_query(self.model, collection, ids, size)
+        loop = asyncio.get_running_loop()
+        page: asyncio.Future[Page] = _detach(loop.create_future())
+        self._pages[self._page_key(collection, ids, size, None)] = page
+        try:
+            items, _ = await self._query_members(collection, request, size)
+        except BaseException as error:
+            page.set_exception(error)
+            raise
+        parent = items[0] if items and _is(self.model, entity, items[0]) else None
+        members = items[1:] if parent is not None else items
+        page.set_result(self._make_page(collection, ids, members, size))
+        self._items.prime(self._item_key(entity, ids), parent)
+        return parent
+
+
+def _is(model: Model, entity: Entity, item: Item) -> bool:
+    found = model.recognise(item)
+    return found is not None and found[0] is entity
+
+
+def _detach(future: asyncio.Future[Any]) -> Any:
+    """Mark a future's error as seen: a prefetch nobody awaits (its parent was null) must not log noise."""
+    future.add_done_callback(lambda f: f.cancelled() or f.exception())
+    return future

@@ -1,0 +1,272 @@
+"""The single-table model as data: table, indexes, entities with key templates, and their relations.
+
+A model is validated when it is built, so a key design that would need a Scan, or whose item shapes could be
+mistaken for each other, fails at start-up rather than at query time.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any, Literal
+
+from gateway.keys import Ids, KeyTemplate
+
+log = logging.getLogger(__name__)
+
+Item = dict[str, Any]
+AttributeType = Literal["S", "N", "BOOL", "L", "M"]
+
+
+@dataclass(frozen=True)
+class Index:
+    """The table's primary key (``name`` None) or a global secondary index with projection ALL."""
+
+    name: str | None
+    pk: str
+    sk: str
+
+
+@dataclass(frozen=True)
+class KeyShape:
+    """An entity's key templates in one index."""
+
+    pk: KeyTemplate
+    sk: KeyTemplate
+
+    @classmethod
+    def of(cls, pk: str, sk: str) -> KeyShape:
+        return cls(KeyTemplate(pk), KeyTemplate(sk))
+
+    @property
+    def fields(self) -> set[str]:
+        return {*self.pk.fields, *self.sk.fields}
+
+
+@dataclass(frozen=True)
+class Entity:
+    """An item type: its key templates per index (``None`` is the table) and its plain attributes."""
+
+    name: str
+    keys: Mapping[str | None, KeyShape]
+    attributes: Mapping[str, AttributeType] = field(default_factory=dict)
+
+    @property
+    def primary(self) -> KeyShape:
+        return self.keys[None]
+
+    @property
+    def id_fields(self) -> tuple[str, ...]:
+        """The ids that identify one item: the fields of its table key, in order."""
+        return tuple(dict.fromkeys((*self.primary.pk.fields, *self.primary.sk.fields)))
+
+    @property
+    def all_id_fields(self) -> set[str]:
+        return set().union(*(shape.fields for shape in self.keys.values()))
+
+
+@dataclass(frozen=True)
+class Collection:
+    """A to-many relation answered by one Query: the ``member`` items of ``parent`` in ``index``.
+
+    With a ``target``, members are edge items of a many-to-many relation and each edge points at a target item
+    that is read with BatchGetItem.
+    """
+
+    name: str
+    parent: Entity
+    member: Entity
+    index: str | None = None
+    ascending: bool = True
+    target: Entity | None = None
+
+
+@dataclass(frozen=True)
+class Link:
+    """A to-one relation: the target's ids are all among the source's ids, so it is one batched point read."""
+
+    name: str
+    source: Entity
+    target: Entity
+
+
+@dataclass(frozen=True)
+class Model:
+    table: str
+    indexes: tuple[Index, ...]
+    entities: tuple[Entity, ...]
+    collections: tuple[Collection, ...] = ()
+    links: tuple[Link, ...] = ()
+
+    def __post_init__(self) -> None:
+        _validate(self)
+
+    def index(self, name: str | None) -> Index:
+        for index in self.indexes:
+            if index.name == name:
+                return index
+        raise KeyError(name)
+
+    def with_table(self, table: str) -> Model:
+        return Model(table, self.indexes, self.entities, self.collections, self.links)
+
+    # --- key building -------------------------------------------------------------------------------------
+
+    def key(self, entity: Entity, ids: Ids) -> dict[str, str]:
+        """The table key of one item."""
+        table = self.index(None)
+        return {table.pk: entity.primary.pk.format(ids), table.sk: entity.primary.sk.format(ids)}
+
+    def key_attributes(self, entity: Entity, ids: Ids) -> dict[str, str]:
+        """Every key attribute an item of ``entity`` carries, in the table and in each index."""
+        out: dict[str, str] = {}
+        for name, shape in entity.keys.items():
+            index = self.index(name)
+            out[index.pk] = shape.pk.format(ids)
+            out[index.sk] = shape.sk.format(ids)
+        return out
+
+    def item(self, entity: Entity, ids: Ids, attributes: Mapping[str, Any]) -> Item:
+        """A whole item as stored: the entity's key attributes in every index, then its attributes."""
+        return {**attributes, **self.key_attributes(entity, ids)}
+
+    def position_fields(self, collection: Collection) -> list[str]:
+        """The key attributes DynamoDB needs to resume a Query on ``collection`` after an item."""
+        names = [self.index(None).pk, self.index(None).sk]
+        if collection.index is not None:
+            names += [self.index(collection.index).pk, self.index(collection.index).sk]
+        return names
+
+    # --- recognising items --------------------------------------------------------------------------------
+
+    def recognise(self, item: Item) -> tuple[Entity, dict[str, str]] | None:
+        """The entity an item belongs to and its ids, from its key shape alone; None for unknown shapes."""
+        table = self.index(None)
+        pk, sk = item.get(table.pk), item.get(table.sk)
+        if not isinstance(pk, str) or not isinstance(sk, str):
+            return None
+        for entity in self.entities:
+            ids = _parse_shape(entity.primary, pk, sk)
+            if ids is None:
+                continue
+            for name, shape in entity.keys.items():
+                if name is None:
+                    continue
+                index = self.index(name)
+                more = _parse_shape(shape, item.get(index.pk), item.get(index.sk))
+                if more is None or any(ids.get(k, v) != v for k, v in more.items()):
+                    return None
+                ids.update(more)
+            return entity, ids
+        return None
+
+    def ids_of(self, entity: Entity, item: Item) -> dict[str, str] | None:
+        """The item's ids if it is an ``entity``; logs and returns None for any other shape."""
+        found = self.recognise(item)
+        if found is None or found[0] is not entity:
+            table = self.index(None)
+            log.warning(
+                "skipping an item of unexpected shape where %s was expected: %s=%r %s=%r",
+                entity.name,
+                table.pk,
+                item.get(table.pk),
+                table.sk,
+                item.get(table.sk),
+            )
+            return None
+        return found[1]
+
+    def parent_sorts_with_members(self, collection: Collection) -> bool:
+        """Whether one Query returns the parent and then its members (the parent sorts at the head)."""
+        parent_shape = collection.parent.keys.get(collection.index)
+        if parent_shape is None or parent_shape.pk != collection.member.keys[collection.index].pk:
+            return False
+        parent_sk = parent_shape.sk.literal_prefix
+        member_prefix = collection.member.keys[collection.index].sk.literal_prefix
+        if parent_sk.startswith(member_prefix) or member_prefix.startswith(parent_sk):
+            return False
+        return (parent_sk < member_prefix) == collection.ascending
+
+
+def _parse_shape(shape: KeyShape, pk: object, sk: object) -> dict[str, str] | None:
+    if not isinstance(pk, str) or not isinstance(sk, str):
+        return None
+    pk_ids, sk_ids = shape.pk.parse(pk), shape.sk.parse(sk)
+    if pk_ids is None or sk_ids is None or any(pk_ids.get(k, v) != v for k, v in sk_ids.items()):
+        return None
+    return {**pk_ids, **sk_ids}
+
+
+def _overlaps(a: KeyTemplate, b: KeyTemplate) -> bool:
+    """Whether some key string could have both shapes (judged on the literal text before the first id)."""
+    if a.is_constant and b.is_constant:
+        return a.pattern == b.pattern
+    if a.is_constant or b.is_constant:
+        const, other = (a, b) if a.is_constant else (b, a)
+        return const.pattern.startswith(other.literal_prefix) and other.parse(const.pattern) is not None
+    return a.literal_prefix.startswith(b.literal_prefix) or b.literal_prefix.startswith(a.literal_prefix)
+
+
+def _validate(model: Model) -> None:
+    names = [index.name for index in model.indexes]
+    if None not in names or len(set(names)) != len(names):
+        raise ValueError("a model has the table's key (index None) and uniquely named indexes")
+    entity_names = [entity.name for entity in model.entities]
+    if len(set(entity_names)) != len(entity_names):
+        raise ValueError("entity names must be unique")
+    for entity in model.entities:
+        if None not in entity.keys:
+            raise ValueError(f"{entity.name}: every entity has a table key")
+        for index_name in entity.keys:
+            if index_name not in names:
+                raise ValueError(f"{entity.name}: unknown index {index_name!r}")
+    for i, a in enumerate(model.entities):
+        for b in model.entities[i + 1 :]:
+            if _overlaps(a.primary.pk, b.primary.pk) and _overlaps(a.primary.sk, b.primary.sk):
+                raise ValueError(f"{a.name} and {b.name} have key shapes that can be mistaken for each other")
+    for collection in model.collections:
+        member_shape = collection.member.keys.get(collection.index)
+        if member_shape is None:
+            raise ValueError(
+                f"{collection.name}: {collection.member.name} has no keys in index {collection.index!r};"
+                " reading it would need a Scan"
+            )
+        if not set(member_shape.pk.fields) <= collection.parent.all_id_fields:
+            raise ValueError(f"{collection.name}: the partition key must be known from the parent's ids")
+        if collection.target is not None and not set(collection.target.id_fields) <= collection.member.all_id_fields:
+            raise ValueError(f"{collection.name}: edge items must carry the target's ids")
+    for link in model.links:
+        if not set(link.target.id_fields) <= link.source.all_id_fields:
+            raise ValueError(f"{link.name}: the target's ids must be among the source's ids")
+
+
+def attribute_values(entity: Entity, item: Item) -> dict[str, Any]:
+    """The entity's declared attributes as plain values; absent or mistyped ones are None."""
+    out: dict[str, Any] = {}
+    for name, kind in entity.attributes.items():
+        value = item.get(name)
+        if value is not None and not _has_type(value, kind):
+            log.warning(
+                "%s.%s holds a %s where %s was declared; served as null", entity.name, name, type(value).__name__, kind
+            )
+            value = None
+        if kind == "N" and value is not None:
+            value = int(value) if value == value.to_integral_value() else float(value)
+        out[name] = value
+    return out
+
+
+def _has_type(value: object, kind: AttributeType) -> bool:
+    match kind:
+        case "S":
+            return isinstance(value, str)
+        case "N":
+            return isinstance(value, Decimal)
+        case "BOOL":
+            return isinstance(value, bool)
+        case "L":
+            return isinstance(value, list)
+        case "M":
+            return isinstance(value, dict)

@@ -1,0 +1,206 @@
+"""Students and courses, many-to-many through enrolment edge items and the inverted index GSI1."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import strawberry
+
+from gateway.context import Context
+from gateway.keys import validate_id
+from gateway.loaders import Member, Page
+from gateway.model import attribute_values
+from gateway.plan import batch_ids
+from schema.model import COURSE, COURSE_STUDENTS, ENROLLMENT, STUDENT, STUDENT_COURSES
+from schema.relay import PageInfo, lookahead, page_info
+
+Info = strawberry.Info[Context, None]
+
+
+@strawberry.type
+class Student:
+    id: strawberry.ID
+    name: str | None
+    year: int | None
+    major: str | None
+    ids: strawberry.Private[dict[str, str]]
+
+    @classmethod
+    def from_item(cls, ids: dict[str, str], item: dict[str, Any]) -> Student:
+        values = attribute_values(STUDENT, item)
+        return cls(
+            id=strawberry.ID(ids["studentId"]),
+            name=values["name"],
+            year=values["year"],
+            major=values["major"],
+            ids=ids,
+        )
+
+    @strawberry.field(description="Courses the student is enrolled in, in descending course id order.")
+    async def courses(self, info: Info, first: int | None = None, after: str | None = None) -> EnrolledCourseConnection:
+        page = await info.context.reader.page(STUDENT_COURSES, self.ids, first, after)
+        return EnrolledCourseConnection.of(page)
+
+
+@strawberry.type
+class Course:
+    id: strawberry.ID
+    title: str | None
+    credits: int | None
+    term: str | None
+    ids: strawberry.Private[dict[str, str]]
+
+    @classmethod
+    def from_item(cls, ids: dict[str, str], item: dict[str, Any]) -> Course:
+        values = attribute_values(COURSE, item)
+        return cls(
+            id=strawberry.ID(ids["courseId"]),
+            title=values["title"],
+            credits=values["credits"],
+            term=values["term"],
+            ids=ids,
+        )
+
+    @strawberry.field(description="Students enrolled in the course, by student id.")
+    async def students(
+        self, info: Info, first: int | None = None, after: str | None = None
+    ) -> EnrolledStudentConnection:
+        page = await info.context.reader.page(COURSE_STUDENTS, self.ids, first, after)
+        return EnrolledStudentConnection.of(page)
+
+
+@strawberry.type(description="An enrolment: the edge between a student and a course, with its own data.")
+class Enrollment:
+    student_id: strawberry.ID
+    course_id: strawberry.ID
+    grade: str | None
+    enrolled_on: str | None
+    ids: strawberry.Private[dict[str, str]]
+
+    @classmethod
+    def from_item(cls, ids: dict[str, str], item: dict[str, Any]) -> Enrollment:
+        values = attribute_values(ENROLLMENT, item)
+        return cls(
+            student_id=strawberry.ID(ids["studentId"]),
+            course_id=strawberry.ID(ids["courseId"]),
+            grade=values["grade"],
+            enrolled_on=values["enrolledOn"],
+            ids=ids,
+        )
+
+    @strawberry.field
+    async def student(self, info: Info) -> Student | None:
+        return await _student(info, self.ids)
+
+    @strawberry.field
+    async def course(self, info: Info) -> Course | None:
+        return await _course(info, self.ids)
+
+
+@strawberry.type
+class EnrolledCourseEdge:
+    cursor: str
+    grade: str | None
+    enrolled_on: str | None
+    ids: strawberry.Private[dict[str, str]]
+
+    @strawberry.field(description="The course; null if the enrolment points at a course that no longer exists.")
+    async def node(self, info: Info) -> Course | None:
+        return await _course(info, self.ids)
+
+
+@strawberry.type
+class EnrolledCourseConnection:
+    edges: list[EnrolledCourseEdge]
+    page_info: PageInfo
+
+    @strawberry.field
+    async def nodes(self, info: Info) -> list[Course | None]:
+        return list(await asyncio.gather(*(edge.node(info) for edge in self.edges)))
+
+    @classmethod
+    def of(cls, page: Page) -> EnrolledCourseConnection:
+        return cls(
+            edges=[EnrolledCourseEdge(cursor=m.cursor, ids=m.ids, **_edge_data(m)) for m in page.members],
+            page_info=page_info(page),
+        )
+
+
+@strawberry.type
+class EnrolledStudentEdge:
+    cursor: str
+    grade: str | None
+    enrolled_on: str | None
+    ids: strawberry.Private[dict[str, str]]
+
+    @strawberry.field(description="The student; null if the enrolment points at a student that no longer exists.")
+    async def node(self, info: Info) -> Student | None:
+        return await _student(info, self.ids)
+
+
+@strawberry.type
+class EnrolledStudentConnection:
+    edges: list[EnrolledStudentEdge]
+    page_info: PageInfo
+
+    @strawberry.field
+    async def nodes(self, info: Info) -> list[Student | None]:
+        return list(await asyncio.gather(*(edge.node(info) for edge in self.edges)))
+
+    @classmethod
+    def of(cls, page: Page) -> EnrolledStudentConnection:
+        return cls(
+            edges=[EnrolledStudentEdge(cursor=m.cursor, ids=m.ids, **_edge_data(m)) for m in page.members],
+            page_info=page_info(page),
+        )
+
+
+def _edge_data(member: Member) -> dict[str, Any]:
+    values = attribute_values(ENROLLMENT, member.item)
+    return {"grade": values["grade"], "enrolled_on": values["enrolledOn"]}
+
+
+async def _student(info: Info, ids: dict[str, str]) -> Student | None:
+    item = await info.context.reader.get(STUDENT, ids)
+    return Student.from_item(ids, item) if item else None
+
+
+async def _course(info: Info, ids: dict[str, str]) -> Course | None:
+    item = await info.context.reader.get(COURSE, ids)
+    return Course.from_item(ids, item) if item else None
+
+
+@strawberry.type
+class EnrollmentQueries:
+    @strawberry.field
+    async def student(self, info: Info, id: strawberry.ID) -> Student | None:
+        ids = {"studentId": validate_id(id, "id")}
+        item = await info.context.reader.fetch(STUDENT, ids, lookahead(info), {"courses": STUDENT_COURSES})
+        return Student.from_item(ids, item) if item else None
+
+    @strawberry.field
+    async def course(self, info: Info, id: strawberry.ID) -> Course | None:
+        ids = {"courseId": validate_id(id, "id")}
+        item = await info.context.reader.fetch(COURSE, ids, lookahead(info), {"students": COURSE_STUDENTS})
+        return Course.from_item(ids, item) if item else None
+
+    @strawberry.field(description="Students by id, in the order asked; null for ids that do not exist.")
+    async def students(self, info: Info, ids: list[strawberry.ID]) -> list[Student | None]:
+        keys = [{"studentId": one} for one in batch_ids(ids, "ids")]
+        items = await info.context.reader.get_many(STUDENT, keys)
+        return [Student.from_item(k, item) if item else None for k, item in zip(keys, items, strict=True)]
+
+    @strawberry.field(description="Courses by id, in the order asked; null for ids that do not exist.")
+    async def courses(self, info: Info, ids: list[strawberry.ID]) -> list[Course | None]:
+        keys = [{"courseId": one} for one in batch_ids(ids, "ids")]
+        items = await info.context.reader.get_many(COURSE, keys)
+        return [Course.from_item(k, item) if item else None for k, item in zip(keys, items, strict=True)]
+
+    @strawberry.field
+    async def enrollment(self, info: Info, student_id: strawberry.ID, course_id: strawberry.ID) -> Enrollment | None:
+        ids = {"studentId": validate_id(student_id, "studentId"), "courseId": validate_id(course_id, "courseId")}
+        item = await info.context.reader.fetch(
+            ENROLLMENT, ids, lookahead(info), {}, {"student": STUDENT, "course": COURSE}
+        )
+        return Enrollment.from_item(ids, item) if item else None
