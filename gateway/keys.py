@@ -38,9 +38,12 @@ class KeyTemplate:
     def __post_init__(self) -> None:
         fields = tuple(_PLACEHOLDER.findall(self.pattern))
         literals = _PLACEHOLDER.split(self.pattern)[::2]
-        if any(literal and not literal.endswith(SEPARATOR) for literal in literals[:-1]):
+        between = literals[1:-1]
+        if (literals[0] and fields and not literals[0].endswith(SEPARATOR)) or any(
+            not (literal.startswith(SEPARATOR) and literal.endswith(SEPARATOR)) for literal in between
+        ):
             raise ValueError(f"key template {self.pattern!r}: a field must follow {SEPARATOR!r}")
-        if any(literal and not literal.startswith(SEPARATOR) for literal in literals[1:]):
+        if fields and literals[-1] and not literals[-1].startswith(SEPARATOR):
             raise ValueError(f"key template {self.pattern!r}: text after a field must start with {SEPARATOR!r}")
         if SEPARATOR in "".join(fields):
             raise ValueError(f"key template {self.pattern!r}: field names may not contain {SEPARATOR!r}")

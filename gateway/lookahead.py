@@ -23,7 +23,7 @@ from graphql import (
     SelectionSetNode,
     get_named_type,
 )
-from graphql.execution.values import get_argument_values, get_directive_values
+from graphql.execution.values import VariableValues, get_argument_values, get_directive_values
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,7 @@ def _collect(
         child = get_named_type(definition.type)
         yield Selected(
             name=name,
-            args=get_argument_values(definition, nodes[0], info.variable_values),
+            args=get_argument_values(definition, nodes[0], _variables(info)),
             _nodes=tuple(nodes),
             _type=child if isinstance(child, GraphQLObjectType) else None,
             _info=info,
@@ -93,11 +93,17 @@ def _fields(
 
 
 def _included(info: GraphQLResolveInfo[Any], node: SelectionNode) -> bool:
-    skip = get_directive_values(GraphQLSkipDirective, node, info.variable_values)
+    skip = get_directive_values(GraphQLSkipDirective, node, _variables(info))
     if skip and skip.get("if") is True:
         return False
-    include = get_directive_values(GraphQLIncludeDirective, node, info.variable_values)
+    include = get_directive_values(GraphQLIncludeDirective, node, _variables(info))
     return not (include and include.get("if") is False)
+
+
+def _variables(info: GraphQLResolveInfo[Any]) -> VariableValues:
+    # strawberry hands resolvers the plain dict of coerced values; graphql-core's helpers want its container.
+    values: Any = info.variable_values
+    return values if isinstance(values, VariableValues) else VariableValues({}, dict(values))
 
 
 def _applies(type_condition: str | None, parent: GraphQLObjectType) -> bool:

@@ -17,7 +17,10 @@ from gateway.keys import Ids, KeyTemplate
 log = logging.getLogger(__name__)
 
 Item = dict[str, Any]
-AttributeType = Literal["S", "N", "BOOL", "L", "M"]
+AttributeType = Literal["S", "N", "INT", "BOOL", "L", "M"]
+"""DynamoDB's types, and INT: a number stored as N that is served as a GraphQL Int (32-bit, integral)."""
+
+_INT_RANGE = range(-(2**31), 2**31)
 
 
 @dataclass(frozen=True)
@@ -252,7 +255,9 @@ def attribute_values(entity: Entity, item: Item) -> dict[str, Any]:
                 "%s.%s holds a %s where %s was declared; served as null", entity.name, name, type(value).__name__, kind
             )
             value = None
-        if kind == "N" and value is not None:
+        if kind == "INT" and value is not None:
+            value = int(value)
+        elif kind == "N" and value is not None:
             value = int(value) if value == value.to_integral_value() else float(value)
         out[name] = value
     return out
@@ -264,6 +269,8 @@ def _has_type(value: object, kind: AttributeType) -> bool:
             return isinstance(value, str)
         case "N":
             return isinstance(value, Decimal)
+        case "INT":
+            return isinstance(value, Decimal) and value == value.to_integral_value() and int(value) in _INT_RANGE
         case "BOOL":
             return isinstance(value, bool)
         case "L":

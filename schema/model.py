@@ -28,7 +28,7 @@ GSI1 = Index("GSI1", "GSI1PK", "GSI1SK")
 WORKSPACE = Entity(
     "Workspace",
     {None: KeyShape.of("WS#{workspaceId}", "META")},
-    {"displayName": "S", "region": "S", "seatLimit": "N"},
+    {"displayName": "S", "region": "S", "seatLimit": "INT"},
 )
 PROJECT = Entity(
     "Project",
@@ -59,12 +59,12 @@ TICKET = Entity(
 STUDENT = Entity(
     "Student",
     {None: KeyShape.of("STU#{studentId}", "PROFILE")},
-    {"name": "S", "year": "N", "major": "S"},
+    {"name": "S", "year": "INT", "major": "S"},
 )
 COURSE = Entity(
     "Course",
     {None: KeyShape.of("CRS#{courseId}", "METADATA")},
-    {"title": "S", "credits": "N", "term": "S"},
+    {"title": "S", "credits": "INT", "term": "S"},
 )
 ENROLLMENT = Entity(
     "Enrollment",
