@@ -19,6 +19,7 @@ from gateway.app import ACCOUNTING_HEADER, create_app
 from gateway.config import Settings
 from gateway.local import DynamoDBLocal
 from gateway.store import Store
+from schema.model import MODEL
 from tests.contract import create_table, load_contract_data
 
 
@@ -112,8 +113,11 @@ class Gateway:
 
 @pytest.fixture(scope="session")
 def gateway_factory(endpoint: str) -> Callable[..., Gateway]:
-    def make(table: str, **settings: Any) -> Gateway:
-        return Gateway(Settings(endpoint_url=endpoint, table=table, cursor_secret="test-secret", **settings))
+    def make(table: str, schema: Any = None, **settings: Any) -> Gateway:
+        """A gateway on ``table``; ``schema`` swaps in another GraphQL schema over the same model."""
+        options = {"cursor_secret": "test-secret", **settings}
+        app_options = {"schema": schema, "model": MODEL} if schema is not None else {}
+        return Gateway(Settings(endpoint_url=endpoint, table=table, **options), **app_options)
 
     return make
 

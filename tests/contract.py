@@ -32,7 +32,7 @@ def username(n: int) -> str:
 
 
 def tickets_of(user: int) -> list[str]:
-    """user-01 has none; the others have up to 7, ids sorted by time."""
+    """user-08 has none; the others have up to 7, ids sorted by time."""
     return [f"202601{user:02d}T{hour:02d}0000Z-{user:02d}{hour:02d}" for hour in range(user % 8)]
 
 

@@ -1,0 +1,117 @@
+"""The key design as data: templates format and parse keys, and a model that would need a Scan is refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from gateway.accounting import Call, Ledger
+from gateway.cursor import CursorCodec
+from gateway.errors import BadUserInput
+from gateway.keys import KeyTemplate, validate_id
+from gateway.model import Collection, Entity, Index, KeyShape, Link, Model
+from schema.model import (
+    COURSE,
+    COURSE_STUDENTS,
+    MODEL,
+    ORGANIZATION,
+    ORGANIZATION_USERS,
+    STUDENT_COURSES,
+    TICKET,
+    USER_TICKETS,
+    WORKSPACE_PROJECTS,
+)
+
+TABLE = Index(None, "PK", "SK")
+
+
+def test_a_template_formats_parses_and_gives_prefixes() -> None:
+    template = KeyTemplate("ORG#{orgName}#USER#{username}")
+    assert template.format({"orgName": "acme", "username": "ann"}) == "ORG#acme#USER#ann"
+    assert template.parse("ORG#acme#USER#ann") == {"orgName": "acme", "username": "ann"}
+    assert template.parse("ORG#acme#USER#ann#x") is None
+    assert template.parse("ORG#acme#USERS#ann") is None
+    assert template.prefix({"orgName": "acme"}) == "ORG#acme#USER#"
+
+
+def test_a_repeated_field_must_hold_one_value() -> None:
+    assert KeyTemplate("T#{id}#{id}").parse("T#1#1") == {"id": "1"}
+    assert KeyTemplate("T#{id}#{id}").parse("T#1#2") is None
+
+
+@pytest.mark.parametrize("pattern", ["WS{id}", "WS#{a}{b}", "WS#{a}X"])
+def test_templates_whose_fields_could_run_together_are_refused(pattern: str) -> None:
+    with pytest.raises(ValueError, match="key template"):
+        KeyTemplate(pattern)
+
+
+@pytest.mark.parametrize("bad", ["", "a#b", "x\x00", "x\u0085", "y" * 129])
+def test_ids_that_cannot_be_key_segments_are_refused(bad: str) -> None:
+    with pytest.raises(BadUserInput):
+        validate_id(bad, "id")
+
+
+def test_items_are_recognised_by_their_key_shape() -> None:
+    ticket = {"PK": "TICKET#t1", "SK": "TICKET#t1", "GSI1PK": "ORG#o#USER#u", "GSI1SK": "TICKET#t1"}
+    assert MODEL.recognise(ticket) == (TICKET, {"ticketId": "t1", "orgName": "o", "username": "u"})
+    assert MODEL.recognise({"PK": "ORG#o", "SK": "METADATA#o"}) == (ORGANIZATION, {"orgName": "o"})
+    assert MODEL.recognise({"PK": "ORG#o", "SK": "METADATA#other"}) is None
+    assert MODEL.recognise({"PK": "CRS#c", "SK": "METADATA"}) == (COURSE, {"courseId": "c"})
+    assert MODEL.recognise({"PK": "STU#s", "SK": "ENROLL#CRS#c"}) is None  # an edge without its index keys
+    assert MODEL.recognise({"PK": 1, "SK": "META"}) is None
+
+
+def test_the_model_knows_which_parents_come_back_with_their_members() -> None:
+    combined = {c.name for c in MODEL.collections if MODEL.parent_sorts_with_members(c)}
+    assert combined == {ORGANIZATION_USERS.name, USER_TICKETS.name, STUDENT_COURSES.name}
+    assert WORKSPACE_PROJECTS.name not in combined and COURSE_STUDENTS.name not in combined
+
+
+def test_a_collection_on_an_index_its_members_are_not_in_is_refused() -> None:
+    with pytest.raises(ValueError, match="would need a Scan"):
+        Model(
+            "t",
+            (TABLE, Index("GSI1", "GSI1PK", "GSI1SK")),
+            (COURSE,),
+            (Collection("Course.students", COURSE, COURSE, index="GSI1"),),
+        )
+
+
+def test_shapes_that_could_be_mistaken_for_each_other_are_refused() -> None:
+    a = Entity("A", {None: KeyShape.of("X#{id}", "META")})
+    b = Entity("B", {None: KeyShape.of("X#{other}", "META")})
+    with pytest.raises(ValueError, match="mistaken"):
+        Model("t", (TABLE,), (a, b))
+
+
+def test_a_link_must_find_the_target_keys_on_the_source() -> None:
+    a = Entity("A", {None: KeyShape.of("A#{a}", "META")})
+    b = Entity("B", {None: KeyShape.of("B#{b}", "META")})
+    with pytest.raises(ValueError, match="target's ids"):
+        Model("t", (TABLE,), (a, b), links=(Link("A.b", a, b),))
+
+
+def test_cursors_are_bound_to_their_field_and_secret() -> None:
+    codec = CursorCodec("s1")
+    cursor = codec.encode("Workspace.projects\x00WS#1", {"PK": "WS#1", "SK": "PROJ#2"})
+    assert codec.decode("Workspace.projects\x00WS#1", cursor) == {"PK": "WS#1", "SK": "PROJ#2"}
+    for binding, secret in [("Workspace.projects\x00WS#2", "s1"), ("Workspace.projects\x00WS#1", "s2")]:
+        with pytest.raises(BadUserInput):
+            CursorCodec(secret).decode(binding, cursor)
+
+
+def test_rounds_count_requests_that_waited_for_another() -> None:
+    ledger = Ledger(
+        [
+            Call("Query", started=0.0, ended=1.0, capacity=0.5),
+            Call("BatchGetItem", started=0.1, ended=0.9, capacity=0.5),
+            Call("BatchGetItem", started=1.1, ended=2.0, capacity=1.0),
+            Call("Query", started=1.05, ended=1.5, capacity=1.0),
+            Call("Query", started=2.5, ended=3.0, capacity=1.0),
+        ]
+    )
+    assert ledger.summary() == {
+        "calls": 5,
+        "rounds": 3,
+        "operations": {"Query": 3, "BatchGetItem": 2},
+        "consumedCapacity": 4.0,
+    }
