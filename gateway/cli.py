@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import signal
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from types import FrameType
 
 from gateway.config import Settings
 from gateway.errors import GatewayError
@@ -114,7 +116,20 @@ def _serve(settings: Settings) -> None:
         if settings.demo:
             log.warning("demo mode: the gateway is open to anyone who can reach %s:%s", settings.host, settings.port)
         log.info("GraphiQL at http://%s:%s/graphql", settings.host, settings.port)
-        uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_level=settings.log_level.lower())
+        # uvicorn stops gracefully on SIGINT/SIGTERM, then raises the signal again for whoever runs it; we are
+        # that caller and have nothing left to interrupt, so the repeat must not become a KeyboardInterrupt.
+        previous = {sig: signal.signal(sig, _ignore_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            uvicorn.run(
+                create_app(settings), host=settings.host, port=settings.port, log_level=settings.log_level.lower()
+            )
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+
+def _ignore_signal(signum: int, frame: FrameType | None) -> None:
+    log.debug("signal %d after shutdown", signum)
 
 
 async def _prepare(settings: Settings, *, create: bool, demo: bool) -> None:

@@ -64,6 +64,7 @@ def test_serve_demo_runs_on_a_managed_engine_and_stops_it_on_exit() -> None:
         output, _ = process.communicate(timeout=30)
     assert process.returncode == 0, output
     assert "demo mode" in output
+    assert "Traceback" not in output
     with pytest.raises(ProcessLookupError):  # DynamoDB Local went with it
         for _ in range(50):
             os.killpg(process.pid, 0)
