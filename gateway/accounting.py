@@ -1,18 +1,54 @@
-"""Per-request accounting of DynamoDB calls: how many, of which kind, in how many sequential rounds."""
+"""Per-request accounting of DynamoDB calls: how many, of which kind, in how many dependent rounds."""
 
 from __future__ import annotations
 
-import time
+import asyncio
 from collections import Counter
+from collections.abc import Awaitable
+from contextvars import ContextVar, copy_context
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+# The highest round whose answer the running task has seen: what it asks for next cannot start before it.
+_seen: ContextVar[int] = ContextVar("tablegraph_round_seen", default=0)
+
+
+def next_round() -> int:
+    """The round a request the current task sends now belongs to."""
+    return _seen.get() + 1
+
+
+def current_round() -> int:
+    """The highest round whose answer the current task has seen."""
+    return _seen.get()
+
+
+def reached(round_: int) -> None:
+    """The current task has the answer of a call in ``round_``; tasks it starts from now on inherit that."""
+    if round_ > _seen.get():
+        _seen.set(round_)
+
+
+async def gather(*awaitables: Awaitable[T]) -> list[T]:
+    """``asyncio.gather`` that hands the rounds its branches reached back to the caller."""
+    contexts = [copy_context() for _ in awaitables]
+    loop = asyncio.get_running_loop()
+    futures = [loop.create_task(_awaited(a), context=c) for a, c in zip(awaitables, contexts, strict=True)]
+    results = await asyncio.gather(*futures)
+    reached(max((context.run(current_round) for context in contexts), default=0))
+    return list(results)
+
+
+async def _awaited(awaitable: Awaitable[T]) -> T:
+    return await awaitable
 
 
 @dataclass(frozen=True)
 class Call:
     operation: str
-    started: float
-    ended: float
+    round: int
     capacity: float
 
 
@@ -20,24 +56,24 @@ class Call:
 class Ledger:
     """Every DynamoDB call one GraphQL request made.
 
-    A call's round is one more than the highest round of the calls that had ended before it started, so calls
-    issued together share a round and a call that waited for another's answer starts the next one.
+    Rounds follow causality, not the clock: a call's round is one more than the highest round of the answers
+    the code that sent it had awaited. Calls sent together share a round however the engine schedules them,
+    and a call made with the answer of another is in the next round.
     """
 
     calls: list[Call] = field(default_factory=list)
+    _base: int = field(default_factory=_seen.get, repr=False)
 
-    def record(self, operation: str, started: float, capacity: float = 0.0) -> None:
-        self.calls.append(Call(operation, started, time.perf_counter(), capacity))
+    def record(self, operation: str, capacity: float = 0.0, round_: int | None = None) -> int:
+        """Account one call sent in ``round_`` (by default the current task's next) and return its round."""
+        round_ = next_round() if round_ is None else round_
+        self.calls.append(Call(operation, round_, capacity))
+        reached(round_)
+        return round_
 
     @property
     def rounds(self) -> int:
-        depth: dict[int, int] = {}
-        ordered = sorted(range(len(self.calls)), key=lambda i: self.calls[i].started)
-        for i in ordered:
-            call = self.calls[i]
-            before = [depth[j] for j in depth if self.calls[j].ended <= call.started]
-            depth[i] = 1 + max(before, default=0)
-        return max(depth.values(), default=0)
+        return max((call.round for call in self.calls), default=self._base) - self._base
 
     def summary(self) -> dict[str, Any]:
         return {

@@ -2,59 +2,50 @@
 
 from __future__ import annotations
 
-import re
-import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
 import strawberry
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
-from starlette.websockets import WebSocket
-from strawberry.asgi import GraphQL
 
-from gateway.accounting import Ledger
+from gateway.auth import API_KEY_HEADER, AUTHORIZATION_HEADER, Authenticator
 from gateway.config import Settings
-from gateway.context import Context
-from gateway.cursor import CursorCodec
-from gateway.loaders import Reader
+from gateway.documents import Documents
+from gateway.guard import Tenancy
+from gateway.http import ACCOUNTING_HEADER, EXPLAIN_HEADER, REQUEST_ID_HEADER, GraphQLEndpoint
+from gateway.limits import Budget, Planner
 from gateway.model import Model
 from gateway.store import Store
 
-ACCOUNTING_HEADER = "x-tablegraph-accounting"
-REQUEST_ID_HEADER = "x-request-id"
-_SANE_REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
+__all__ = ["ACCOUNTING_HEADER", "EXPLAIN_HEADER", "app_from_env", "create_app"]
 
 
-class _GraphQL(GraphQL[Context, None]):
-    def __init__(self, schema: strawberry.Schema, settings: Settings) -> None:
-        super().__init__(schema, graphql_ide="graphiql")
-        self._settings = settings
-        self._codec = CursorCodec(settings.cursor_secret)
+def create_app(
+    settings: Settings,
+    schema: strawberry.Schema | None = None,
+    model: Model | None = None,
+    tenancy: Tenancy | None = None,
+) -> Starlette:
+    """The application; refuses settings that configure no authentication (``auth_open`` must be explicit)."""
+    if schema is None or model is None or tenancy is None:
+        from schema import MODEL, SCHEMA, TENANCY
 
-    async def get_context(self, request: Request | WebSocket, response: Response | WebSocket) -> Context:
-        store: Store = request.app.state.store
-        ledger = Ledger()
-        given = request.headers.get(REQUEST_ID_HEADER, "")
-        request_id = given if _SANE_REQUEST_ID.fullmatch(given) else uuid.uuid4().hex
-        if isinstance(response, Response):
-            response.headers[REQUEST_ID_HEADER] = request_id
-        return Context(
-            request_id=request_id,
-            reader=Reader(store, self._settings, self._codec, ledger),
-            ledger=ledger,
-            accounting=request.headers.get(ACCOUNTING_HEADER, "").lower() in {"1", "true", "on"},
-        )
-
-
-def create_app(settings: Settings, schema: strawberry.Schema | None = None, model: Model | None = None) -> Starlette:
-    if schema is None or model is None:
-        from schema import MODEL, SCHEMA
-
-        schema, model = schema or SCHEMA, model or MODEL
+        schema, model, tenancy = schema or SCHEMA, model or MODEL, tenancy or TENANCY
+    tenancy.validate(model)
+    graphql: Any = GraphQLEndpoint(
+        schema,
+        settings,
+        Authenticator.from_settings(settings, tenancy.grant_names),
+        tenancy,
+        Planner(schema._schema, model, Budget.from_settings(settings)),
+        Documents.from_settings(settings),
+    )
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -71,12 +62,42 @@ def create_app(settings: Settings, schema: strawberry.Schema | None = None, mode
     async def home(request: Request) -> Response:
         return RedirectResponse("/graphql")
 
-    graphql: Any = _GraphQL(schema, settings)
     return Starlette(
         routes=[
             Route("/", home),
             Route("/healthz", healthz),
-            Route("/graphql", graphql, methods=["GET", "POST"]),
+            Route("/graphql", graphql),
         ],
+        middleware=_cors(settings),
         lifespan=lifespan,
     )
+
+
+def app_from_env() -> Starlette:
+    """The application as configured by ``TABLEGRAPH_*`` variables: what each ``serve --workers`` process runs."""
+    return create_app(Settings.from_env())
+
+
+def _cors(settings: Settings) -> list[Middleware]:
+    """Browsers on the allowed origins may call; without any, only same-origin pages can."""
+    origins = [origin.strip() for origin in settings.cors_origins.split(",") if origin.strip()]
+    if not origins:
+        return []
+    headers = [
+        AUTHORIZATION_HEADER,
+        "content-type",
+        API_KEY_HEADER,
+        ACCOUNTING_HEADER,
+        EXPLAIN_HEADER,
+        REQUEST_ID_HEADER,
+    ]
+    return [
+        Middleware(
+            CORSMiddleware,
+            allow_origins=origins,
+            allow_methods=["GET", "POST"],
+            allow_headers=headers,
+            expose_headers=[REQUEST_ID_HEADER],
+            max_age=600,
+        )
+    ]

@@ -1,16 +1,19 @@
-"""The ``tablegraph`` command: serve, create-table, seed, export-schema."""
+"""The ``tablegraph`` command: serve, create-table, seed, recount, export-schema."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import logging
+import os
 import signal
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from types import FrameType
+from typing import TextIO
 
 from gateway.config import Settings
 from gateway.errors import GatewayError
@@ -46,6 +49,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, help="port to listen on (default: 8000)")
     serve.add_argument("--demo", action="store_true", default=None, help="create the table and load the demo data")
     serve.add_argument("--data-dir", type=Path, help="keep the managed DynamoDB Local's data in this folder")
+    serve.add_argument("--workers", type=int, help="worker processes sharing the port (default: 1)")
     table_options(serve)
 
     create = commands.add_parser("create-table", help="create the table and GSI1 (does nothing if they exist)")
@@ -54,6 +58,12 @@ def _parser() -> argparse.ArgumentParser:
     seed = commands.add_parser("seed", help="load data into the table")
     seed.add_argument("--demo", action="store_true", required=True, help="load the demo data")
     table_options(seed)
+
+    recount = commands.add_parser(
+        "recount",
+        help="rebuild the member counters (projectCount, ...) with one Scan; offline, for a table another tool wrote",
+    )
+    table_options(recount)
 
     export = commands.add_parser("export-schema", help="print the GraphQL schema (SDL)")
     export.add_argument("--output", type=Path, help="write to this file instead of standard output")
@@ -75,6 +85,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             _serve(settings)
         elif command == "export-schema":
             _export_schema(output)
+        elif command == "recount":
+            _require_endpoint(settings, command)
+            return asyncio.run(_recount(settings))
         else:
             _require_endpoint(settings, command)
             asyncio.run(_prepare(settings, create=True, demo=command == "seed"))
@@ -109,20 +122,50 @@ def _serve(settings: Settings) -> None:
     import uvicorn
 
     from gateway.app import create_app
+    from gateway.auth import Authenticator
+    from schema import TENANCY
 
+    if settings.demo and not (settings.jwt_issuer or settings.jwt_secret or settings.api_keys):
+        # The demo path opens the gateway explicitly; nothing else defaults to open.
+        settings = replace(settings, auth_open=True)
+    try:
+        authenticator = Authenticator.from_settings(settings, TENANCY.grant_names)
+    except ValueError as error:
+        raise GatewayError(str(error)) from None
     with _engine(settings) as settings:
         managed = settings.endpoint_url is not None and not settings.aws
         asyncio.run(_prepare(settings, create=settings.demo or managed, demo=settings.demo))
-        if settings.demo:
-            log.warning("demo mode: the gateway is open to anyone who can reach %s:%s", settings.host, settings.port)
+        where = f"{settings.host}:{settings.port}"
+        if settings.auth_open:
+            log.warning(
+                "%sauthentication is OFF: anyone who can reach %s reads and writes every tenant's data",
+                "demo mode: " if settings.demo else "",
+                where,
+            )
+        elif settings.demo:
+            log.warning("demo mode: demo data loaded into %s; callers still need credentials", settings.table)
+        log.info("accepting %s", "; ".join(authenticator.modes))
         log.info("GraphiQL at http://%s:%s/graphql", settings.host, settings.port)
         # uvicorn stops gracefully on SIGINT/SIGTERM, then raises the signal again for whoever runs it; we are
         # that caller and have nothing left to interrupt, so the repeat must not become a KeyboardInterrupt.
         previous = {sig: signal.signal(sig, _ignore_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
         try:
-            uvicorn.run(
-                create_app(settings), host=settings.host, port=settings.port, log_level=settings.log_level.lower()
-            )
+            if settings.workers == 1:
+                uvicorn.run(
+                    create_app(settings), host=settings.host, port=settings.port, log_level=settings.log_level.lower()
+                )
+            else:
+                # Workers are new processes that import the app by name: settings travel in the environment,
+                # the generated cursor secret too, so a cursor from one worker is valid on the others.
+                os.environ.update(settings.environment())
+                uvicorn.run(
+                    "gateway.app:app_from_env",
+                    factory=True,
+                    workers=settings.workers,
+                    host=settings.host,
+                    port=settings.port,
+                    log_level=settings.log_level.lower(),
+                )
         finally:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
@@ -133,14 +176,16 @@ def _ignore_signal(signum: int, frame: FrameType | None) -> None:
 
 
 async def _prepare(settings: Settings, *, create: bool, demo: bool) -> None:
+    from gateway.writes import with_counters
     from schema import MODEL
     from schema.demo import demo_items
+    from schema.model import WRITES
 
     async with Store.open(settings, MODEL) as store:
         if create and await store.create_table():
             log.info("created table %s", store.table)
         if demo:
-            count = await store.put_items(demo_items())
+            count = await store.put_items(with_counters(WRITES, demo_items()))
             log.info("loaded %d demo items into %s", count, store.table)
 
 
@@ -152,3 +197,48 @@ def _export_schema(output: Path | None) -> None:
         sys.stdout.write(text)
     else:
         output.write_text(text)
+
+
+async def _recount(settings: Settings) -> int:
+    from gateway.maintenance import recount
+    from schema import MODEL
+    from schema.model import WRITES
+
+    async with Store.open(settings, MODEL) as store:
+        report = await recount(store, WRITES, _ProgressBar(sys.stderr))
+    print(
+        f"tablegraph: scanned {report.scanned} items; {report.parents} parents, {report.corrected} with counters set",
+        file=sys.stderr,
+    )
+    if report.changed_meanwhile:
+        print(
+            f"tablegraph: {len(report.changed_meanwhile)} parents were written while counting and were left as they "
+            "were; run recount again when nothing writes: " + ", ".join(report.changed_meanwhile[:10]),
+            file=sys.stderr,
+        )
+        return 1
+    return 0
+
+
+class _ProgressBar:
+    """A one-line bar per phase on stderr, redrawn when the percentage moves (a line per phase when not a TTY)."""
+
+    WIDTH = 30
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self._shown: tuple[str, int] | None = None
+
+    def __call__(self, phase: str, done: int, total: int) -> None:
+        percent = 100 if total <= 0 else min(100, done * 100 // total)
+        if self._shown == (phase, percent):
+            return
+        self._shown = (phase, percent)
+        if not self._stream.isatty() and percent < 100:
+            return
+        filled = self.WIDTH * percent // 100
+        bar = "#" * filled + "." * (self.WIDTH - filled)
+        self._stream.write(f"\r{phase:<9} [{bar}] {percent:3d}% {done}/{total}")
+        if percent == 100:
+            self._stream.write("\n")
+        self._stream.flush()

@@ -30,10 +30,57 @@ class Settings:
     max_page_size: int = 100
     max_pool_connections: int = 50
     log_level: str = "INFO"
+    # Protection and protocol; README "Security" explains each.
+    auth_open: bool = False
+    """No authentication at all: every caller may touch every tenant. Only for a local demo."""
+    jwt_issuer: str = ""
+    """OIDC issuer whose JWKS verifies RS256/ES256 bearer tokens; needs ``jwt_audience``."""
+    jwt_audience: str = ""
+    jwt_jwks_url: str = ""
+    """The issuer's JWKS; found through OIDC discovery when empty."""
+    jwt_algorithms: str = "RS256,ES256"
+    jwt_leeway: int = 30
+    """Seconds of clock skew allowed on exp, nbf and iat."""
+    jwt_secret: str = ""
+    """An HS256 shared secret (32 bytes or more), for development."""
+    jwt_claim: str = "tablegraph"
+    """The claim that holds the caller's grants and roles."""
+    jwks_max_age: int = 600
+    api_keys: str = ""
+    """JSON object: the SHA-256 hex digest of each key, mapped to its grants and roles."""
+    max_depth: int = 12
+    max_aliases: int = 30
+    max_tokens: int = 5000
+    max_calls: int = 250
+    """The most DynamoDB calls one operation may be estimated to make."""
+    max_rounds: int = 8
+    introspection: str = "on"
+    """on, off, or admin (only callers with the admin role)."""
+    max_body_bytes: int = 1_048_576
+    max_batch: int = 0
+    """Operations one POST may carry as a JSON array; 0 turns batching off."""
+    persisted_queries: str = "apq"
+    """off, apq (automatic persisted queries), or strict (only documents in ``persisted_documents``)."""
+    persisted_documents: Path | None = None
+    cors_origins: str = ""
+    """Comma-separated origins that browsers may call from; none when empty."""
+    graphiql: bool = True
+    workers: int = 1
+    """Processes ``serve`` runs; each gets these settings through ``TABLEGRAPH_*`` variables."""
+    fast_decode: bool = True
+    """Decode read responses with ``gateway.wire`` instead of botocore's parser; off gives the stock client."""
 
     def __post_init__(self) -> None:
         if not 1 <= self.default_page_size <= self.max_page_size:
             raise ValueError("default_page_size must be between 1 and max_page_size")
+        if self.workers < 1:
+            raise ValueError("workers must be at least 1")
+        if self.introspection not in {"on", "off", "admin"}:
+            raise ValueError("introspection must be on, off or admin")
+        if self.persisted_queries not in {"off", "apq", "strict"}:
+            raise ValueError("persisted_queries must be off, apq or strict")
+        if self.persisted_queries == "strict" and self.persisted_documents is None:
+            raise ValueError("strict persisted queries need persisted_documents")
         if not self.cursor_secret:
             object.__setattr__(self, "cursor_secret", secrets.token_urlsafe(32))
 
@@ -51,6 +98,18 @@ class Settings:
 
     def with_endpoint(self, endpoint_url: str) -> Settings:
         return replace(self, endpoint_url=endpoint_url)
+
+    def environment(self) -> dict[str, str]:
+        """These settings as the ``TABLEGRAPH_*`` variables ``from_env`` reads back, for worker processes."""
+        return {f"TABLEGRAPH_{f.name.upper()}": _text(getattr(self, f.name)) for f in fields(self)}
+
+
+def _text(value: object) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    return str(value)
 
 
 def _coerce(name: str, annotation: object, raw: str) -> Any:

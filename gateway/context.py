@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from gateway.accounting import Ledger
+from gateway.guard import Guard
 from gateway.loaders import Reader
+
+if TYPE_CHECKING:
+    from gateway.limits import Planner
 
 
 @dataclass
@@ -14,3 +19,12 @@ class Context:
     reader: Reader
     ledger: Ledger
     accounting: bool = False
+    explain: bool = False
+    """Plan the operation and answer with the plan, without running it."""
+    planner: Planner | None = None
+    """Limits and cost estimate checked before execution; None runs without them (in-process use)."""
+
+    @property
+    def guard(self) -> Guard:
+        """The caller's rights; a write path checks its keys with ``guard.check_keys`` before sending."""
+        return self.reader.guard

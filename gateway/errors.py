@@ -4,7 +4,8 @@ GatewayError
  ├─ BadUserInput        BAD_USER_INPUT   malformed id, out-of-range argument, tampered cursor
  ├─ Unauthenticated     UNAUTHENTICATED
  ├─ Forbidden           FORBIDDEN
- ├─ Conflict            CONFLICT
+ ├─ NotFound            NOT_FOUND        a mutation's item or its parent does not exist
+ ├─ Conflict            CONFLICT         exists already, stale version, has children, token reused
  ├─ Throttled           THROTTLED        DynamoDB kept throttling after retries
  └─ Unavailable         UNAVAILABLE      DynamoDB could not be reached
 
@@ -36,6 +37,10 @@ class Unauthenticated(GatewayError):
 
 class Forbidden(GatewayError):
     code = "FORBIDDEN"
+
+
+class NotFound(GatewayError):
+    code = "NOT_FOUND"
 
 
 class Conflict(GatewayError):

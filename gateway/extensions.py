@@ -1,18 +1,21 @@
-"""Schema extensions: error policy and DynamoDB accounting, one job each."""
+"""Schema extensions: error policy, limits before execution, and DynamoDB accounting, one job each."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import strawberry
 from graphql import GraphQLError
+from graphql.validation import NoSchemaIntrospectionCustomRule
 from strawberry.extensions import SchemaExtension
-from strawberry.types import ExecutionContext
+from strawberry.schema.schema import validate_document
+from strawberry.types import ExecutionContext, ExecutionResult
 
 from gateway.context import Context
 from gateway.errors import GatewayError
+from gateway.limits import Estimate, InvalidVariables, Planner
 
 log = logging.getLogger("gateway.errors")
 
@@ -64,8 +67,75 @@ def _graphql_code(error: GraphQLError) -> str:
     return "GRAPHQL_VALIDATION_FAILED"
 
 
+class Limits(SchemaExtension):
+    """Refuses, before any DynamoDB request, an operation too large or too costly; with explain, only plans it.
+
+    Validation runs here, ahead of strawberry's own, because an error added after validation would not stop
+    execution; strawberry skips its validation when an extension has done it.
+    """
+
+    def __init__(self) -> None:
+        self._estimate: Estimate | None = None
+
+    def _planner(self) -> Planner | None:
+        context = self.execution_context.context
+        return context.planner if isinstance(context, Context) else None
+
+    def on_operation(self) -> Iterator[None]:
+        planner = self._planner()
+        if planner is not None:
+            self.execution_context.parse_options["max_tokens"] = planner.budget.max_tokens
+        yield
+
+    def on_validate(self) -> Iterator[None]:
+        planner, execution = self._planner(), self.execution_context
+        if planner is not None and execution.graphql_document is not None:
+            context: Context = execution.context
+            rules = execution.validation_rules
+            introspection = planner.budget.introspection
+            if introspection == "off" or (introspection == "admin" and not context.guard.principal.admin):
+                rules = (*rules, NoSchemaIntrospectionCustomRule)
+            errors = validate_document(execution.schema._schema, execution.graphql_document, rules)
+            if not errors:
+                try:
+                    self._estimate = planner.check(
+                        execution.graphql_document,
+                        execution.operation_name,
+                        execution.variables,
+                        enforce=not context.explain,
+                    )
+                except GatewayError as error:
+                    errors = [GraphQLError(error.message, original_error=error, extensions=error.extensions)]
+                except InvalidVariables as invalid:
+                    errors = invalid.errors
+            execution.pre_execution_errors = errors
+        yield
+
+    def on_execute(self) -> Iterator[None]:
+        if self._explaining():
+            # A result already set makes strawberry skip execution: the plan is the answer.
+            self.execution_context.result = ExecutionResult(data=None, errors=None)
+        yield
+
+    def get_results(self) -> dict[str, Any]:
+        planner = self._planner()
+        if planner is not None and self._explaining() and self._estimate is not None:
+            return {"explain": self._estimate.explain(planner.budget)}
+        return {}
+
+    def _explaining(self) -> bool:
+        context = self.execution_context.context
+        return isinstance(context, Context) and context.explain
+
+
 class Accounting(SchemaExtension):
     """``extensions.dynamodb``: the calls, rounds and consumed capacity of this request, when asked for."""
+
+    async def on_execute(self) -> AsyncIterator[None]:
+        yield
+        context = self.execution_context.context
+        if isinstance(context, Context):
+            await context.reader.settle()
 
     def get_results(self) -> dict[str, Any]:
         context = self.execution_context.context

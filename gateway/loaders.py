@@ -15,10 +15,11 @@ from typing import Any
 from aiodataloader import DataLoader
 
 from gateway import plan
-from gateway.accounting import Ledger
+from gateway.accounting import Ledger, current_round, next_round, reached
 from gateway.config import Settings
 from gateway.cursor import CursorCodec
-from gateway.errors import BadUserInput
+from gateway.errors import BadUserInput, Forbidden
+from gateway.guard import Guard
 from gateway.keys import Ids
 from gateway.lookahead import Selected
 from gateway.model import Collection, Entity, Item, Model
@@ -41,6 +42,8 @@ class Member:
 class Page:
     members: list[Member]
     has_next: bool
+    round: int
+    """The round of the Query that answered; what is read for these members comes after it."""
 
     @property
     def end_cursor(self) -> str | None:
@@ -48,42 +51,89 @@ class Page:
 
 
 class Reader:
-    def __init__(self, store: Store, settings: Settings, codec: CursorCodec, ledger: Ledger) -> None:
+    """Every read of one request; the guard sees each key before the store is asked for it."""
+
+    def __init__(self, store: Store, settings: Settings, codec: CursorCodec, ledger: Ledger, guard: Guard) -> None:
         self.store = store
         self.model: Model = store.model
         self.ledger = ledger
+        self.guard = guard
         self._settings = settings
         self._codec = codec
         self._items: DataLoader[_ItemKey, Item | None] = DataLoader(self._load_items)
+        # The round each key was first asked for in, and the round of the answer that holds it.
+        self._asked: dict[_ItemKey, int] = {}
+        self._answered: dict[_ItemKey, int] = {}
         self._pages: dict[_PageKey, asyncio.Future[Page]] = {}
+        self._prefetched: list[asyncio.Future[Item | None]] = []
+
+    async def settle(self) -> None:
+        """Wait for reads started ahead that nobody awaited (their parent was null): a request leaves nothing
+        running behind it, and its accounting counts every call it made."""
+        await asyncio.gather(*self._pages.values(), *self._prefetched, return_exceptions=True)
 
     # --- point reads ----------------------------------------------------------------------------------------
 
     async def get(self, entity: Entity, ids: Ids) -> Item | None:
-        """One item by its ids; reads asked for in the same tick go out together as BatchGetItem."""
-        return await self._items.load(self._item_key(entity, ids))
+        """One item by its ids; reads asked for in the same tick go out together as BatchGetItem.
+
+        Forbidden when the key names a tenant the caller was not granted; None when the item turns out to
+        belong to such a tenant (its tenant was not in the key), as if it did not exist.
+        """
+        self.guard.check_item(entity, ids)
+        key = self._item_key(entity, ids)
+        item = await self._load(key)
+        reached(self._answered.get(key, 0))
+        return self._visible(entity, item)
 
     async def get_many(self, entity: Entity, ids: Sequence[Ids]) -> list[Item | None]:
-        return await self._items.load_many([self._item_key(entity, one) for one in ids])
+        """Items by their ids, in order; Forbidden, with nothing read, when any key is not the caller's."""
+        for one in ids:
+            self.guard.check_item(entity, one)
+        keys = [self._item_key(entity, one) for one in ids]
+        items = await asyncio.gather(*(self._load(key) for key in keys))
+        reached(max((self._answered.get(key, 0) for key in keys), default=0))
+        return [self._visible(entity, item) for item in items]
 
     def prefetch(self, entity: Entity, ids: Ids) -> None:
-        _detach(self._items.load(self._item_key(entity, ids)))
+        if self.guard.permits_item(entity, ids):
+            self._prefetched.append(_detach(self._load(self._item_key(entity, ids))))
+
+    def _visible(self, entity: Entity, item: Item | None) -> Item | None:
+        return item if item is None or self.guard.visible(entity, item) else None
 
     def _item_key(self, entity: Entity, ids: Ids) -> _ItemKey:
         key = self.model.key(entity, ids)
         table = self.model.index(None)
         return key[table.pk], key[table.sk]
 
+    def _prime(self, key: _ItemKey, item: Item | None, round_: int) -> None:
+        if key not in self._answered:
+            self._answered[key] = round_
+            self._items.prime(key, item)
+
+    def _load(self, key: _ItemKey) -> asyncio.Future[Item | None]:
+        self._asked.setdefault(key, next_round())
+        return self._items.load(key)
+
     async def _load_items(self, keys: list[_ItemKey]) -> list[Item | None]:
         table = self.model.index(None)
-        items = await self.store.batch_get([{table.pk: pk, table.sk: sk} for pk, sk in keys], self.ledger)
-        found = {(item[table.pk], item[table.sk]): item for item in items}
+        asked = max(self._asked[key] for key in keys)
+        result = await self.store.batch_get([{table.pk: pk, table.sk: sk} for pk, sk in keys], self.ledger, asked)
+        self._answered.update(dict.fromkeys(keys, result.round))
+        found = {(item[table.pk], item[table.sk]): item for item in result.items}
         return [found.get(key) for key in keys]
 
     # --- pages ----------------------------------------------------------------------------------------------
 
-    def page(self, collection: Collection, parent_ids: Ids, first: int | None, after: str | None) -> Awaitable[Page]:
+    async def page(self, collection: Collection, parent_ids: Ids, first: int | None, after: str | None) -> Page:
         """A page of ``collection``; the same page asked for twice in one request is read once."""
+        page = await self._page(collection, parent_ids, first, after)
+        reached(page.round)
+        return page
+
+    def _page(self, collection: Collection, parent_ids: Ids, first: int | None, after: str | None) -> Awaitable[Page]:
+        self.guard.check_query(collection, parent_ids)
         size = plan.page_size(first, self._settings.default_page_size, self._settings.max_page_size)
         key = self._page_key(collection, parent_ids, size, after)
         if key not in self._pages:
@@ -94,7 +144,7 @@ class Reader:
         start_key = self._decode_cursor(collection, parent_ids, after) if after is not None else None
         request = plan.members_query(self.model, collection, parent_ids, size, start_key)
         items, _ = await self._query_members(collection, request, size)
-        return self._make_page(collection, parent_ids, items, size)
+        return self._make_page(collection, parent_ids, items, size, current_round())
 
     async def _query_members(
         self, collection: Collection, request: QueryRequest, size: int
@@ -114,7 +164,7 @@ class Reader:
     def _count_members(self, collection: Collection, items: list[Item]) -> int:
         return sum(1 for item in items if _is(self.model, collection.member, item))
 
-    def _make_page(self, collection: Collection, parent_ids: Ids, items: list[Item], size: int) -> Page:
+    def _make_page(self, collection: Collection, parent_ids: Ids, items: list[Item], size: int, round_: int) -> Page:
         binding = plan.binding(collection, parent_ids)
         fields = self.model.position_fields(collection)
         members: list[Member] = []
@@ -125,8 +175,8 @@ class Reader:
             position = {name: item[name] for name in fields}
             members.append(Member(ids, item, self._codec.encode(binding, position)))
             # A member read here is served again from the cache if a link points back at it.
-            self._items.prime(self._item_key(collection.member, ids), item)
-        return Page(members[:size], has_next=len(members) > size)
+            self._prime(self._item_key(collection.member, ids), item, round_)
+        return Page(members[:size], has_next=len(members) > size, round=round_)
 
     def _decode_cursor(self, collection: Collection, parent_ids: Ids, after: str) -> Key:
         position = self._codec.decode(plan.binding(collection, parent_ids), after)
@@ -154,12 +204,18 @@ class Reader:
         Query; other collections and to-one links start at once, so they cost no extra round.
         """
         links = links or {}
+        self.guard.check_item(entity, ids)
         combined: tuple[Collection, int] | None = None
         for selection in selections:
             collection = collections.get(selection.name)
             if collection is not None:
                 first, after = selection.args.get("first"), selection.args.get("after")
-                if combined is None and after is None and self.model.parent_sorts_with_members(collection):
+                if (
+                    combined is None
+                    and after is None
+                    and self.model.parent_sorts_with_members(collection)
+                    and self.guard.permits_query(collection, ids)
+                ):
                     size = plan.page_size(first, self._settings.default_page_size, self._settings.max_page_size)
                     combined = collection, size
                 else:
@@ -172,11 +228,12 @@ class Reader:
         return await self._parent_with_page(entity, ids, *combined)
 
     def _start(self, collection: Collection, ids: Ids, first: Any, after: Any) -> None:
-        # A bad argument is reported by the field's own resolver, at its own path.
-        with contextlib.suppress(BadUserInput):
-            self.page(collection, ids, first, after)
+        # A bad argument or a forbidden partition is reported by the field's own resolver, at its own path.
+        with contextlib.suppress(BadUserInput, Forbidden):
+            self._page(collection, ids, first, after)
 
     async def _parent_with_page(self, entity: Entity, ids: Ids, collection: Collection, size: int) -> Item | None:
+        self.guard.check_query(collection, ids)
         request = plan.parent_and_members_query(self.model, collection, ids, size)
         loop = asyncio.get_running_loop()
         page: asyncio.Future[Page] = _detach(loop.create_future())
@@ -188,9 +245,9 @@ class Reader:
             raise
         parent = items[0] if items and _is(self.model, entity, items[0]) else None
         members = items[1:] if parent is not None else items
-        page.set_result(self._make_page(collection, ids, members, size))
-        self._items.prime(self._item_key(entity, ids), parent)
-        return parent
+        page.set_result(self._make_page(collection, ids, members, size, current_round()))
+        self._prime(self._item_key(entity, ids), parent, current_round())
+        return self._visible(entity, parent)
 
 
 def _is(model: Model, entity: Entity, item: Item) -> bool:

@@ -1,6 +1,8 @@
-"""The store: the only module that talks to DynamoDB. GetItem-free: point reads are batched, lists are Queries.
+"""The store: the only module that talks to DynamoDB. Point reads are batched, lists are Queries.
 
-There is no Scan here, by design; ``ClientError`` and connection failures become our own errors here.
+Writes are conditional, alone or in one transaction; GetItem only reads back what a write just did. The one
+Scan, ``scan_pages``, exists for the offline ``tablegraph recount`` and is never used while serving.
+``ClientError`` and connection failures become our own errors here.
 """
 
 from __future__ import annotations
@@ -8,8 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-import time
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -20,10 +21,13 @@ from aiobotocore.config import AioConfig
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 from botocore.exceptions import BotoCoreError, ClientError, EndpointConnectionError
 
-from gateway.accounting import Ledger
+from gateway import accounting
+from gateway.accounting import Ledger, next_round
 from gateway.config import Settings
-from gateway.errors import GatewayError, Throttled, Unavailable
+from gateway.errors import Conflict, GatewayError, Throttled, Unavailable
 from gateway.model import Item, Model
+from gateway.wire import install_fast_reads
+from gateway.writes import TRANSACTION_LIMIT, Reason, Refused, WriteOp
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient
@@ -81,16 +85,26 @@ class QueryRequest:
 
 
 @dataclass(frozen=True)
+class BatchResult:
+    items: list[Item]
+    round: int
+    """The round of the last call that answered: what is read with these items comes after it."""
+
+
+@dataclass(frozen=True)
 class QueryResult:
     items: list[Item]
     last_key: Key | None = field(default=None)
 
 
 class Store:
-    def __init__(self, client: DynamoDBClient, model: Model) -> None:
+    def __init__(
+        self, client: DynamoDBClient, model: Model, decode: Callable[[dict[str, Any]], Item] | None = None
+    ) -> None:
         self._client = client
         self.model = model
         self.table = model.table
+        self._decode = decode or _item
 
     @classmethod
     @asynccontextmanager
@@ -113,30 +127,38 @@ class Store:
             aws_access_key_id="local" if local else None,
             aws_secret_access_key="local" if local else None,
         ) as client:
-            yield cls(client, model.with_table(settings.table))
+            if settings.fast_decode:
+                install_fast_reads(client)
+                yield cls(client, model.with_table(settings.table), _already_decoded)
+            else:
+                yield cls(client, model.with_table(settings.table))
 
     # --- reads --------------------------------------------------------------------------------------------
 
-    async def batch_get(self, keys: Sequence[Key], ledger: Ledger) -> list[Item]:
-        """Items for ``keys`` in any order, missing ones omitted; chunks of 100 are sent at once."""
+    async def batch_get(self, keys: Sequence[Key], ledger: Ledger, round_: int | None = None) -> BatchResult:
+        """Items for ``keys`` in any order, missing ones omitted; chunks of 100 are sent at once.
+
+        ``round_`` is the round the keys were asked for in: a loader collects keys from several tasks.
+        """
         unique = list({_key_id(key): key for key in keys}.values())
         chunks = [unique[i : i + BATCH_GET_LIMIT] for i in range(0, len(unique), BATCH_GET_LIMIT)]
-        results = await asyncio.gather(*(self._batch_get_chunk(chunk, ledger) for chunk in chunks))
-        return [item for chunk in results for item in chunk]
+        first = next_round() if round_ is None else round_
+        results = await accounting.gather(*(self._batch_get_chunk(chunk, ledger, first) for chunk in chunks))
+        last = max((answered for _, answered in results), default=first - 1)
+        return BatchResult([item for chunk, _ in results for item in chunk], last)
 
-    async def _batch_get_chunk(self, keys: list[Key], ledger: Ledger) -> list[Item]:
+    async def _batch_get_chunk(self, keys: list[Key], ledger: Ledger, round_: int) -> tuple[list[Item], int]:
         items: list[Item] = []
         request: dict[str, Any] = {self.table: {"Keys": [_wire_key(key) for key in keys]}}
         for attempt in range(UNPROCESSED_ATTEMPTS):
-            started = time.perf_counter()
             response = await self._call(
                 self._client.batch_get_item, RequestItems=request, ReturnConsumedCapacity="TOTAL"
             )
-            ledger.record("BatchGetItem", started, _capacity(response.get("ConsumedCapacity")))
-            items.extend(_item(raw) for raw in response.get("Responses", {}).get(self.table, []))
+            answered = ledger.record("BatchGetItem", _capacity(response.get("ConsumedCapacity")), round_ + attempt)
+            items.extend(self._decode(raw) for raw in response.get("Responses", {}).get(self.table, []))
             request = response.get("UnprocessedKeys") or {}
             if not request:
-                return items
+                return items, answered
             await asyncio.sleep(_backoff(attempt))
         raise Throttled("DynamoDB kept returning unprocessed keys; try again shortly")
 
@@ -149,10 +171,9 @@ class Store:
             params["Limit"] = request.limit - len(items)
             if start_key is not None:
                 params["ExclusiveStartKey"] = _wire_key(start_key)
-            started = time.perf_counter()
             response = await self._call(self._client.query, **params)
-            ledger.record("Query", started, _capacity(response.get("ConsumedCapacity")))
-            items.extend(_item(raw) for raw in response.get("Items", []))
+            ledger.record("Query", _capacity(response.get("ConsumedCapacity")))
+            items.extend(self._decode(raw) for raw in response.get("Items", []))
             last = response.get("LastEvaluatedKey")
             start_key = {k: v["S"] for k, v in last.items()} if last else None
             if start_key is None or len(items) >= request.limit:
@@ -165,6 +186,118 @@ class Store:
         except GatewayError:
             return False
         return True
+
+    # --- writes -----------------------------------------------------------------------------------------------
+
+    async def write(self, ops: Sequence[WriteOp], ledger: Ledger) -> Item | None:
+        """Apply ``ops`` all or none: one conditional write alone, or one TransactWriteItems.
+
+        A refused condition raises ``Refused`` with a reason per op and the item as it was (ALL_OLD). Writes
+        that lost a race with another transaction are sent again after a backoff. A single Update returns the
+        item as it is after the write.
+        """
+        if not 0 < len(ops) <= TRANSACTION_LIMIT:
+            raise ValueError(f"a write has 1 to {TRANSACTION_LIMIT} items, not {len(ops)}")
+        for attempt in range(UNPROCESSED_ATTEMPTS):
+            single = len(ops) == 1 and ops[0].action != "ConditionCheck"
+            operation = f"{ops[0].action}Item" if single else "TransactWriteItems"
+            try:
+                if single:
+                    response = await self._write_one(ops[0])
+                else:
+                    response = await self._client.transact_write_items(
+                        TransactItems=[{op.action: self._wire_op(op)} for op in ops],  # type: ignore[misc]
+                        ReturnConsumedCapacity="TOTAL",
+                    )
+            except ClientError as error:
+                ledger.record(operation)
+                reasons = _refusal(error, len(ops))
+                if reasons is None:
+                    raise _translate(error) from error
+                if any(reason.code == "TransactionConflict" for reason in reasons):
+                    await asyncio.sleep(_backoff(attempt))
+                    continue
+                raise Refused(reasons) from error
+            except BotoCoreError as error:
+                ledger.record(operation)
+                raise _translate(error) from error
+            ledger.record(operation, _capacity(response.get("ConsumedCapacity")))
+            attributes = response.get("Attributes")
+            return _item(attributes) if attributes else None
+        raise Throttled("the write kept conflicting with other transactions; try again shortly")
+
+    async def _write_one(self, op: WriteOp) -> Any:
+        params: dict[str, Any] = {**self._wire_op(op), "ReturnConsumedCapacity": "TOTAL"}
+        if op.action == "Put":
+            return await self._client.put_item(**params)
+        if op.action == "Delete":
+            return await self._client.delete_item(**params)
+        return await self._client.update_item(**params, ReturnValues="ALL_NEW")
+
+    def _wire_op(self, op: WriteOp) -> dict[str, Any]:
+        body: dict[str, Any] = {"TableName": self.table, "ReturnValuesOnConditionCheckFailure": "ALL_OLD"}
+        if op.action == "Put":
+            body["Item"] = _wire_item(op.item or {})
+        else:
+            body["Key"] = _wire_key(op.key)
+        if op.update is not None:
+            body["UpdateExpression"] = op.update
+        if op.condition is not None:
+            body["ConditionExpression"] = op.condition
+        if op.names:
+            body["ExpressionAttributeNames"] = op.names
+        if op.values:
+            body["ExpressionAttributeValues"] = _wire_item(op.values)
+        return body
+
+    async def get_item(self, key: Key, ledger: Ledger) -> Item | None:
+        """One item, strongly consistent: reading back what a write just did, never for serving reads."""
+        response = await self._call(
+            self._client.get_item,
+            TableName=self.table,
+            Key=_wire_key(key),
+            ConsistentRead=True,
+            ReturnConsumedCapacity="TOTAL",
+        )
+        ledger.record("GetItem", _capacity(response.get("ConsumedCapacity")))
+        raw = response.get("Item")
+        return self._decode(raw) if raw else None
+
+    async def query_pages(self, request: QueryRequest, ledger: Ledger) -> AsyncIterator[list[Item]]:
+        """Every item ``request`` matches, a page of at most ``request.limit`` at a time; for cascades."""
+        start_key = request.start_key
+        while True:
+            params = {**request.params(self.table), "Limit": request.limit}
+            if start_key is not None:
+                params["ExclusiveStartKey"] = _wire_key(start_key)
+            response = await self._call(self._client.query, **params)
+            ledger.record("Query", _capacity(response.get("ConsumedCapacity")))
+            items = [self._decode(raw) for raw in response.get("Items", [])]
+            if items:
+                yield items
+            last = response.get("LastEvaluatedKey")
+            if not last:
+                return
+            start_key = {k: v["S"] for k, v in last.items()}
+
+    async def scan_pages(self, ledger: Ledger) -> AsyncIterator[list[Item]]:
+        """Every item of the table, a page at a time. Only the offline ``tablegraph recount`` may use this."""
+        start: dict[str, Any] | None = None
+        while True:
+            params: dict[str, Any] = {"TableName": self.table, "ReturnConsumedCapacity": "TOTAL"}
+            if start is not None:
+                params["ExclusiveStartKey"] = start
+            response = await self._call(self._client.scan, **params)
+            ledger.record("Scan", _capacity(response.get("ConsumedCapacity")))
+            yield [_item(raw) for raw in response.get("Items", [])]
+            start = response.get("LastEvaluatedKey")
+            if not start:
+                return
+
+    async def estimated_item_count(self) -> int:
+        """DynamoDB's item count for the table, refreshed about every six hours: good for a progress bar."""
+        description = await self._call(self._client.describe_table, TableName=self.table)
+        return int(description["Table"].get("ItemCount", 0))
 
     # --- administration and seeding -------------------------------------------------------------------------
 
@@ -254,10 +387,29 @@ def _translate(error: Exception) -> GatewayError:
             return Throttled("DynamoDB is throttling requests; try again shortly")
         if code == "ResourceNotFoundException":
             return Unavailable("the table is not available")
+        if code == "IdempotentParameterMismatchException":
+            return Conflict("the request token was already used for another request")
         log.error("DynamoDB refused a request: %s", error)
         return GatewayError(f"DynamoDB refused a request ({code})")
     log.warning("DynamoDB could not be reached: %s", error)
     return Unavailable("DynamoDB could not be reached")
+
+
+def _refusal(error: ClientError, count: int) -> list[Reason] | None:
+    """The reasons of a refused conditional write or transaction, aligned with its ops; None for other errors."""
+    code = _code(error)
+    if code == "ConditionalCheckFailedException":
+        raw: Any = error.response.get("Item")
+        return [Reason("ConditionalCheckFailed", _item(raw) if raw else None)]
+    if code == "TransactionConflictException":
+        return [Reason("TransactionConflict")]
+    if code != "TransactionCanceledException":
+        return None
+    reasons: list[Any] = error.response.get("CancellationReasons") or []
+    out = [Reason(str(r.get("Code", "None")), _item(r["Item"]) if r.get("Item") else None) for r in reasons]
+    if len(out) != count or not any(r.code in ("ConditionalCheckFailed", "TransactionConflict") for r in out):
+        return None
+    return out
 
 
 def _code(error: ClientError) -> str:
@@ -290,3 +442,8 @@ def _wire_item(item: Item) -> dict[str, Any]:
 
 def _item(raw: dict[str, Any]) -> Item:
     return {name: _deserializer.deserialize(value) for name, value in raw.items()}
+
+
+def _already_decoded(raw: dict[str, Any]) -> Item:
+    """With ``install_fast_reads`` the client returns GetItem, Query and BatchGetItem items decoded."""
+    return raw

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import strawberry
 
-from gateway.extensions import Accounting, ErrorPolicy, GatewaySchema
+from gateway.extensions import Accounting, ErrorPolicy, GatewaySchema, Limits
 from schema.enrollments import EnrollmentQueries
-from schema.model import MODEL
+from schema.model import MODEL, TENANCY
+from schema.mutations import Mutation
 from schema.organizations import OrganizationQueries
 from schema.workspaces import WorkspaceQueries
 
@@ -16,6 +17,6 @@ class Query(WorkspaceQueries, OrganizationQueries, EnrollmentQueries):
     pass
 
 
-SCHEMA = GatewaySchema(query=Query, extensions=[ErrorPolicy, Accounting])
+SCHEMA = GatewaySchema(query=Query, mutation=Mutation, extensions=[ErrorPolicy, Limits, Accounting])
 
-__all__ = ["MODEL", "SCHEMA"]
+__all__ = ["MODEL", "SCHEMA", "TENANCY"]

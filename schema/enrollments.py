@@ -12,8 +12,16 @@ from gateway.keys import validate_id
 from gateway.loaders import Member, Page
 from gateway.model import attribute_values
 from gateway.plan import batch_ids
-from schema.model import COURSE, COURSE_STUDENTS, ENROLLMENT, STUDENT, STUDENT_COURSES
-from schema.relay import PageInfo, lookahead, page_info
+from schema.model import (
+    COURSE,
+    COURSE_COUNT,
+    COURSE_STUDENTS,
+    ENROLLED_COUNT,
+    ENROLLMENT,
+    STUDENT,
+    STUDENT_COURSES,
+)
+from schema.relay import TOTAL_COUNT, VERSION, PageInfo, lookahead, page_info, total_count
 
 Info = strawberry.Info[Context, None]
 
@@ -24,6 +32,10 @@ class Student:
     name: str | None
     year: int | None
     major: str | None
+    course_count: int | None = strawberry.field(
+        description="How many courses the student takes; null until `tablegraph recount` counted a foreign table."
+    )
+    version: int = strawberry.field(description=VERSION)
     ids: strawberry.Private[dict[str, str]]
 
     @classmethod
@@ -34,13 +46,15 @@ class Student:
             name=values["name"],
             year=values["year"],
             major=values["major"],
+            course_count=values["courseCount"],
+            version=values["version"] or 0,
             ids=ids,
         )
 
     @strawberry.field(description="Courses the student is enrolled in, in descending course id order.")
     async def courses(self, info: Info, first: int | None = None, after: str | None = None) -> EnrolledCourseConnection:
         page = await info.context.reader.page(STUDENT_COURSES, self.ids, first, after)
-        return EnrolledCourseConnection.of(page)
+        return EnrolledCourseConnection.of(page, self.ids)
 
 
 @strawberry.type
@@ -49,6 +63,10 @@ class Course:
     title: str | None
     credits: int | None
     term: str | None
+    enrolled_count: int | None = strawberry.field(
+        description="How many students are enrolled; null until `tablegraph recount` counted a foreign table."
+    )
+    version: int = strawberry.field(description=VERSION)
     ids: strawberry.Private[dict[str, str]]
 
     @classmethod
@@ -59,6 +77,8 @@ class Course:
             title=values["title"],
             credits=values["credits"],
             term=values["term"],
+            enrolled_count=values["enrolledCount"],
+            version=values["version"] or 0,
             ids=ids,
         )
 
@@ -67,7 +87,7 @@ class Course:
         self, info: Info, first: int | None = None, after: str | None = None
     ) -> EnrolledStudentConnection:
         page = await info.context.reader.page(COURSE_STUDENTS, self.ids, first, after)
-        return EnrolledStudentConnection.of(page)
+        return EnrolledStudentConnection.of(page, self.ids)
 
 
 @strawberry.type(description="An enrolment: the edge between a student and a course, with its own data.")
@@ -76,6 +96,7 @@ class Enrollment:
     course_id: strawberry.ID
     grade: str | None
     enrolled_on: str | None
+    version: int = strawberry.field(description=VERSION)
     ids: strawberry.Private[dict[str, str]]
 
     @classmethod
@@ -86,6 +107,7 @@ class Enrollment:
             course_id=strawberry.ID(ids["courseId"]),
             grade=values["grade"],
             enrolled_on=values["enrolledOn"],
+            version=values["version"] or 0,
             ids=ids,
         )
 
@@ -103,6 +125,7 @@ class EnrolledCourseEdge:
     cursor: str
     grade: str | None
     enrolled_on: str | None
+    version: int = strawberry.field(description="The enrolment's version, for updateEnrollment and drop.")
     ids: strawberry.Private[dict[str, str]]
 
     @strawberry.field(description="The course; null if the enrolment points at a course that no longer exists.")
@@ -114,16 +137,22 @@ class EnrolledCourseEdge:
 class EnrolledCourseConnection:
     edges: list[EnrolledCourseEdge]
     page_info: PageInfo
+    student_ids: strawberry.Private[dict[str, str]]
+
+    @strawberry.field(description=TOTAL_COUNT)
+    async def total_count(self, info: Info) -> int | None:
+        return await total_count(info, COURSE_COUNT, self.student_ids)
 
     @strawberry.field
     async def nodes(self, info: Info) -> list[Course | None]:
         return list(await asyncio.gather(*(edge.node(info) for edge in self.edges)))
 
     @classmethod
-    def of(cls, page: Page) -> EnrolledCourseConnection:
+    def of(cls, page: Page, student_ids: dict[str, str]) -> EnrolledCourseConnection:
         return cls(
             edges=[EnrolledCourseEdge(cursor=m.cursor, ids=m.ids, **_edge_data(m)) for m in page.members],
             page_info=page_info(page),
+            student_ids=student_ids,
         )
 
 
@@ -132,6 +161,7 @@ class EnrolledStudentEdge:
     cursor: str
     grade: str | None
     enrolled_on: str | None
+    version: int = strawberry.field(description="The enrolment's version, for updateEnrollment and drop.")
     ids: strawberry.Private[dict[str, str]]
 
     @strawberry.field(description="The student; null if the enrolment points at a student that no longer exists.")
@@ -143,22 +173,28 @@ class EnrolledStudentEdge:
 class EnrolledStudentConnection:
     edges: list[EnrolledStudentEdge]
     page_info: PageInfo
+    course_ids: strawberry.Private[dict[str, str]]
+
+    @strawberry.field(description=TOTAL_COUNT)
+    async def total_count(self, info: Info) -> int | None:
+        return await total_count(info, ENROLLED_COUNT, self.course_ids)
 
     @strawberry.field
     async def nodes(self, info: Info) -> list[Student | None]:
         return list(await asyncio.gather(*(edge.node(info) for edge in self.edges)))
 
     @classmethod
-    def of(cls, page: Page) -> EnrolledStudentConnection:
+    def of(cls, page: Page, course_ids: dict[str, str]) -> EnrolledStudentConnection:
         return cls(
             edges=[EnrolledStudentEdge(cursor=m.cursor, ids=m.ids, **_edge_data(m)) for m in page.members],
             page_info=page_info(page),
+            course_ids=course_ids,
         )
 
 
 def _edge_data(member: Member) -> dict[str, Any]:
     values = attribute_values(ENROLLMENT, member.item)
-    return {"grade": values["grade"], "enrolled_on": values["enrolledOn"]}
+    return {"grade": values["grade"], "enrolled_on": values["enrolledOn"], "version": values["version"] or 0}
 
 
 async def _student(info: Info, ids: dict[str, str]) -> Student | None:

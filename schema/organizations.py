@@ -10,7 +10,7 @@ from gateway.context import Context
 from gateway.keys import validate_id
 from gateway.model import attribute_values
 from schema.model import ORGANIZATION, ORGANIZATION_USERS, TICKET, USER, USER_TICKETS
-from schema.relay import Connection, lookahead
+from schema.relay import VERSION, Connection, lookahead
 
 Info = strawberry.Info[Context, None]
 
@@ -19,12 +19,18 @@ Info = strawberry.Info[Context, None]
 class Organization:
     name: strawberry.ID
     subscription_level: str | None
+    version: int = strawberry.field(description=VERSION)
     ids: strawberry.Private[dict[str, str]]
 
     @classmethod
     def from_item(cls, ids: dict[str, str], item: dict[str, Any]) -> Organization:
         values = attribute_values(ORGANIZATION, item)
-        return cls(name=strawberry.ID(ids["orgName"]), subscription_level=values["subscriptionLevel"], ids=ids)
+        return cls(
+            name=strawberry.ID(ids["orgName"]),
+            subscription_level=values["subscriptionLevel"],
+            version=values["version"] or 0,
+            ids=ids,
+        )
 
     @strawberry.field(description="Users, by username.")
     async def users(self, info: Info, first: int | None = None, after: str | None = None) -> Connection[User]:
@@ -38,6 +44,7 @@ class User:
     organization_name: strawberry.ID
     name: str | None
     role: str | None
+    version: int = strawberry.field(description=VERSION)
     ids: strawberry.Private[dict[str, str]]
 
     @classmethod
@@ -48,6 +55,7 @@ class User:
             organization_name=strawberry.ID(ids["orgName"]),
             name=values["name"],
             role=values["role"],
+            version=values["version"] or 0,
             ids=ids,
         )
 
@@ -67,12 +75,19 @@ class Ticket:
     id: strawberry.ID
     title: str | None
     status: str | None
+    version: int = strawberry.field(description=VERSION)
     ids: strawberry.Private[dict[str, str]]
 
     @classmethod
     def from_item(cls, ids: dict[str, str], item: dict[str, Any]) -> Ticket:
         values = attribute_values(TICKET, item)
-        return cls(id=strawberry.ID(ids["ticketId"]), title=values["title"], status=values["status"], ids=ids)
+        return cls(
+            id=strawberry.ID(ids["ticketId"]),
+            title=values["title"],
+            status=values["status"],
+            version=values["version"] or 0,
+            ids=ids,
+        )
 
     @strawberry.field(description="The user the ticket belongs to; its keys are on the ticket, so no Query.")
     async def user(self, info: Info) -> User | None:

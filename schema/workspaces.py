@@ -9,8 +9,8 @@ import strawberry
 from gateway.context import Context
 from gateway.keys import validate_id
 from gateway.model import attribute_values
-from schema.model import PROJECT, WORKSPACE, WORKSPACE_PROJECTS
-from schema.relay import Connection, lookahead
+from schema.model import PROJECT, PROJECT_COUNT, WORKSPACE, WORKSPACE_PROJECTS
+from schema.relay import VERSION, CountedConnection, lookahead
 
 Info = strawberry.Info[Context, None]
 
@@ -21,6 +21,10 @@ class Workspace:
     display_name: str | None
     region: str | None
     seat_limit: int | None
+    project_count: int | None = strawberry.field(
+        description="How many projects the workspace has; null until `tablegraph recount` counted a foreign table."
+    )
+    version: int = strawberry.field(description=VERSION)
     ids: strawberry.Private[dict[str, str]]
 
     @classmethod
@@ -31,13 +35,15 @@ class Workspace:
             display_name=values["displayName"],
             region=values["region"],
             seat_limit=values["seatLimit"],
+            project_count=values["projectCount"],
+            version=values["version"] or 0,
             ids=ids,
         )
 
     @strawberry.field(description="Projects, newest first.")
-    async def projects(self, info: Info, first: int | None = None, after: str | None = None) -> Connection[Project]:
+    async def projects(self, info: Info, first: int | None = None, after: str | None = None) -> ProjectConnection:
         page = await info.context.reader.page(WORKSPACE_PROJECTS, self.ids, first, after)
-        return Connection.of(page, Project.from_item)
+        return ProjectConnection.counting(page, Project.from_item, PROJECT_COUNT, self.ids)
 
 
 @strawberry.type
@@ -47,6 +53,7 @@ class Project:
     title: str | None
     status: str | None
     created_by: str | None
+    version: int = strawberry.field(description=VERSION)
     ids: strawberry.Private[dict[str, str]]
 
     @classmethod
@@ -58,6 +65,7 @@ class Project:
             title=values["title"],
             status=values["status"],
             created_by=values["createdBy"],
+            version=values["version"] or 0,
             ids=ids,
         )
 
@@ -65,6 +73,11 @@ class Project:
     async def workspace(self, info: Info) -> Workspace | None:
         item = await info.context.reader.get(WORKSPACE, self.ids)
         return Workspace.from_item(self.ids, item) if item else None
+
+
+@strawberry.type
+class ProjectConnection(CountedConnection[Project]):
+    pass
 
 
 @strawberry.type

@@ -114,8 +114,11 @@ class Gateway:
 @pytest.fixture(scope="session")
 def gateway_factory(endpoint: str) -> Callable[..., Gateway]:
     def make(table: str, schema: Any = None, **settings: Any) -> Gateway:
-        """A gateway on ``table``; ``schema`` swaps in another GraphQL schema over the same model."""
-        options = {"cursor_secret": "test-secret", **settings}
+        """A gateway on ``table``; ``schema`` swaps in another GraphQL schema over the same model.
+
+        Authentication is open unless the test configures it: the suite's other concerns run as an admin.
+        """
+        options = {"cursor_secret": "test-secret", "auth_open": True, **settings}
         app_options = {"schema": schema, "model": MODEL} if schema is not None else {}
         return Gateway(Settings(endpoint_url=endpoint, table=table, **options), **app_options)
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
-from gateway.accounting import Call, Ledger
+from gateway.accounting import Ledger, reached
 from gateway.cursor import CursorCodec
 from gateway.errors import BadUserInput
 from gateway.keys import KeyTemplate, validate_id
@@ -99,19 +101,24 @@ def test_cursors_are_bound_to_their_field_and_secret() -> None:
             CursorCodec(secret).decode(binding, cursor)
 
 
-def test_rounds_count_requests_that_waited_for_another() -> None:
-    ledger = Ledger(
-        [
-            Call("Query", started=0.0, ended=1.0, capacity=0.5),
-            Call("BatchGetItem", started=0.1, ended=0.9, capacity=0.5),
-            Call("BatchGetItem", started=1.1, ended=2.0, capacity=1.0),
-            Call("Query", started=1.05, ended=1.5, capacity=1.0),
-            Call("Query", started=2.5, ended=3.0, capacity=1.0),
-        ]
-    )
+async def test_rounds_follow_what_each_call_waited_for() -> None:
+    ledger = Ledger()
+
+    async def read(operation: str) -> int:
+        await asyncio.sleep(0)
+        return ledger.record(operation, 0.5)
+
+    async def branch() -> None:
+        await read("Query")
+        await read("BatchGetItem")  # sent with the Query's answer
+
+    first, second = await asyncio.gather(read("Query"), read("BatchGetItem"))
+    assert first == second == 1
+    reached(max(first, second))
+    await asyncio.gather(branch(), branch(), read("Query"))
     assert ledger.summary() == {
-        "calls": 5,
+        "calls": 7,
         "rounds": 3,
-        "operations": {"Query": 3, "BatchGetItem": 2},
-        "consumedCapacity": 4.0,
+        "operations": {"Query": 4, "BatchGetItem": 3},
+        "consumedCapacity": 3.5,
     }

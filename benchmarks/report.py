@@ -1,0 +1,162 @@
+"""The results as markdown: the gateway per operation with its ratios to the baselines, then the details."""
+
+from __future__ import annotations
+
+import os
+import platform
+import re
+import subprocess
+from pathlib import Path
+
+from benchmarks.operations import OPERATIONS, Operation
+from benchmarks.run import FLOOR, GATEWAY, GATEWAY_STOCK, NAIVE, Results, Sample
+
+BIG_QUERY = 2
+"""The operation that is one 100-item Query: the one to compare the client's CPU on."""
+
+
+def machine() -> str:
+    """What the figures were measured on, in one line."""
+    cpu = platform.processor() or platform.machine()
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.exists():
+        found = re.search(r"^model name\s*:\s*(.+)$", cpuinfo.read_text(), re.MULTILINE)
+        cpu = found.group(1).strip() if found else cpu
+    return (
+        f"{cpu}, {os.cpu_count()} cores, {platform.system()} {platform.release()}, "
+        f"Python {platform.python_version()}, {_java()}"
+    )
+
+
+def _java() -> str:
+    try:
+        result = subprocess.run(["java", "-version"], capture_output=True, text=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return "no Java"
+    found = re.search(r'version "([^"]+)"', result.stderr + result.stdout)
+    return f"Java {found.group(1)}" if found else "Java"
+
+
+def markdown(results: Results, machine_line: str | None = None) -> str:
+    config = results.config
+    operations = [op for op in OPERATIONS if op.number in config.operations]
+    sizes = ", ".join(f"{size:,}" for size in config.sizes)
+    lines = [
+        f"Machine: {machine_line or machine()}.",
+        f"Load: {config.concurrency} concurrent clients, {config.duration:g} s per measurement after "
+        f"{config.warmup:g} s of warm-up; gateway with {config.workers} worker(s), {config.decode} decode; "
+        f"tables of {sizes} items.",
+        "",
+        _gateway_table(results, operations),
+    ]
+    if config.baselines:
+        lines += ["", _baseline_table(results, operations)]
+    if len(config.sizes) > 1:
+        lines += ["", _size_table(results, operations)]
+    summary = _cpu_summary(results)
+    if summary:
+        lines += ["", summary]
+    if results.load_seconds:
+        built = ", ".join(f"{size:,} items in {seconds:.0f} s" for size, seconds in results.load_seconds.items())
+        lines += ["", f"Tables built in this run: {built}."]
+    return "\n".join(lines) + "\n"
+
+
+def _gateway_table(results: Results, operations: list[Operation]) -> str:
+    config = results.config
+    smallest, largest = config.sizes[0], config.sizes[-1]
+    header = ["#", "operation", "calls", "rounds", "p50 ms", "p99 ms", "req/s", "CPU ms/req"]
+    if config.baselines:
+        header += ["gateway ÷ floor (p50)", "N+1 ÷ gateway (p50)"]
+    if len(config.sizes) > 1:
+        header += [f"{_short(largest)} ÷ {_short(smallest)} items (p50)"]
+    rows = []
+    for op in operations:
+        sample = results.get(GATEWAY, op.number)
+        if sample is None:
+            continue
+        row = [
+            str(op.number),
+            op.name,
+            str(sample.calls),
+            str(sample.rounds),
+            _ms(sample.p50_ms),
+            _ms(sample.p99_ms),
+            f"{sample.throughput:.0f}",
+            f"{sample.cpu_ms:.2f}",
+        ]
+        if config.baselines:
+            row += [
+                _ratio(sample, results.get(FLOOR, op.number)),
+                _ratio(results.get(NAIVE, op.number), sample),
+            ]
+        if len(config.sizes) > 1:
+            row += [_ratio(results.get(GATEWAY, op.number, largest), sample)]
+        rows.append(row)
+    return _table(header, rows)
+
+
+def _baseline_table(results: Results, operations: list[Operation]) -> str:
+    header = ["#", "system", "calls", "rounds", "p50 ms", "p99 ms", "req/s", "CPU ms/req"]
+    rows = []
+    for op in operations:
+        for system in (GATEWAY, GATEWAY_STOCK, FLOOR, NAIVE):
+            sample = results.get(system, op.number)
+            if sample is not None:
+                rows.append(
+                    [
+                        str(op.number),
+                        system,
+                        str(sample.calls),
+                        str(sample.rounds),
+                        _ms(sample.p50_ms),
+                        _ms(sample.p99_ms),
+                        f"{sample.throughput:.0f}",
+                        f"{sample.cpu_ms:.2f}",
+                    ]
+                )
+    return _table(header, rows)
+
+
+def _size_table(results: Results, operations: list[Operation]) -> str:
+    sizes = results.config.sizes
+    header = ["#", *(f"p50 ms, {_short(size)} items" for size in sizes)]
+    rows = []
+    for op in operations:
+        found = [results.get(GATEWAY, op.number, size) for size in sizes]
+        rows.append([str(op.number), *(_ms(sample.p50_ms) if sample else "" for sample in found)])
+    return _table(header, rows)
+
+
+def _cpu_summary(results: Results) -> str:
+    gateway, stock, client = (results.get(system, BIG_QUERY) for system in (GATEWAY, GATEWAY_STOCK, FLOOR))
+    if gateway is None or client is None:
+        return ""
+    parts = [f"gateway {gateway.cpu_ms:.2f} ms"]
+    if stock is not None:
+        parts.append(f"gateway with stock decoding {stock.cpu_ms:.2f} ms")
+    parts.append(
+        f"stock aioboto3 client {client.cpu_ms:.2f} ms (gateway ÷ client {gateway.cpu_ms / client.cpu_ms:.2f})"
+    )
+    return f"CPU per 100-item Query (operation {BIG_QUERY}): " + "; ".join(parts) + "."
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _ratio(top: Sample | None, bottom: Sample | None) -> str:
+    if top is None or bottom is None:
+        return ""
+    return f"{top.p50_ms / bottom.p50_ms:.2f}x"
+
+
+def _ms(value: float) -> str:
+    return f"{value:.1f}" if value >= 10 else f"{value:.2f}"
+
+
+def _short(size: int) -> str:
+    exponent = len(str(size)) - 1
+    return f"10^{exponent}" if size == 10**exponent else f"{size:,}"

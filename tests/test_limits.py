@@ -1,0 +1,247 @@
+"""Limits before execution: the DynamoDB estimate agrees with the executor, and what is over budget never runs."""
+
+from __future__ import annotations
+
+import uuid
+from collections import Counter
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import httpx
+import pytest
+from graphql import GraphQLObjectType, parse
+
+from gateway.app import EXPLAIN_HEADER
+from gateway.limits import MAX_VISITS, Budget, CostLimit, Planner
+from schema import MODEL, SCHEMA
+from tests.conftest import Gateway
+from tests.contract import student_id, tickets_of
+from tests.identity import Issuer
+
+CANONICAL = {
+    "workspace and projects": '{ workspace(id: "ws-main") { displayName projects(first: 5) { nodes { id } } } }',
+    "organization and users": '{ organization(name: "o1") { name users(first: 5) { nodes { username } } } }',
+    "users and their tickets": (
+        '{ organization(name: "o1") { users(first: 6) { nodes { username tickets(first: 3) { nodes { id } } } } } }'
+    ),
+    "user and tickets": '{ user(organization: "o1", username: "user-07") { name tickets(first: 4) { nodes { id } } } }',
+    "student courses 10": (
+        '{ student(id: "stu-0001") { name courses(first: 10) { edges { grade node { title } } } } }'
+    ),
+    "student courses 100": (
+        '{ student(id: "stu-0001") { name courses(first: 100) { edges { grade node { title } } } } }'
+    ),
+    "course roster 10": '{ course(id: "crs-0001") { title students(first: 10) { edges { node { name } } } } }',
+    "course roster 100": '{ course(id: "crs-0001") { title students(first: 100) { edges { node { name } } } } }',
+    "students by id": "{ students(ids: ["
+    + ", ".join(f'"{student_id(n)}"' for n in [*range(150, 0, -1), 3])
+    + "]) { id } }",
+    "project and workspace": '{ project(workspaceId: "ws-main", id: "2026-0030") { title workspace { displayName } } }',
+}
+
+OTHERS = {
+    "batch then pages then targets": (
+        '{ students(ids: ["stu-0001", "stu-0002"]) { courses(first: 3) { nodes { title } } } }'
+    ),
+    "ticket, its user, their organization": (
+        '{ ticket(id: "' + tickets_of(2)[0] + '") { title user { name organization { name } } } }'
+    ),
+    "enrollment and both ends": (
+        '{ enrollment(studentId: "stu-0001", courseId: "crs-0001") { grade student { name } course { title } } }'
+    ),
+    "aliases and a fragment": (
+        '{ a: organization(name: "o1") { ...U } b: organization(name: "o-empty") { ...U } }'
+        " fragment U on Organization { users(first: 4) { edges { node { tickets(first: 2) { nodes { id } } } } } }"
+    ),
+    "skipped branch": (
+        '{ organization(name: "o1") { users(first: 4) { nodes { username '
+        "tickets(first: 2) @skip(if: true) { nodes { id } } } } } }"
+    ),
+    "a page after a cursor": '{ course(id: "crs-0001") { students(first: 20, after: null) { nodes { id } } } }',
+    "user and its organization": '{ user(organization: "o1", username: "user-03") { organization { name } } }',
+}
+
+
+def explain(gateway: Gateway, query: str, **headers: str) -> httpx.Response:
+    gateway.sent.clear()
+    return gateway.http.post("/graphql", json={"query": query}, headers={EXPLAIN_HEADER: "1", **headers})
+
+
+def planned_operations(plan: dict[str, Any]) -> dict[str, int]:
+    counts: Counter[str] = Counter()
+    for request in plan["requests"]:
+        counts[request["operation"]] += request["calls"]
+    return dict(counts)
+
+
+@pytest.mark.parametrize("name", CANONICAL)
+def test_the_estimate_of_each_canonical_operation_is_what_it_costs(gateway: Gateway, name: str) -> None:
+    plan = explain(gateway, CANONICAL[name]).json()["extensions"]["explain"]
+    assert not gateway.sent
+    measured = gateway.query(CANONICAL[name])["extensions"]["dynamodb"]
+    assert (plan["calls"], plan["rounds"]) == (measured["calls"], measured["rounds"])
+    assert planned_operations(plan) == measured["operations"]
+
+
+@pytest.mark.parametrize("name", OTHERS)
+def test_the_estimate_is_never_below_what_an_operation_costs(gateway: Gateway, name: str) -> None:
+    plan = explain(gateway, OTHERS[name]).json()["extensions"]["explain"]
+    measured = gateway.query(OTHERS[name])["extensions"]["dynamodb"]
+    assert plan["calls"] >= measured["calls"]
+    assert plan["rounds"] >= measured["rounds"]
+
+
+def test_explain_shows_each_fields_requests_without_running_them(gateway: Gateway) -> None:
+    response = explain(gateway, CANONICAL["users and their tickets"], **{"x-tablegraph-accounting": "1"})
+    body = response.json()
+    assert response.status_code == 200
+    assert body["data"] is None
+    assert body["extensions"]["dynamodb"]["calls"] == 0
+    assert not gateway.sent
+    plan = body["extensions"]["explain"]
+    assert plan["withinBudget"] is True
+    organization, tickets = plan["requests"]
+    assert organization == {
+        "path": "organization",
+        "operation": "Query",
+        "calls": 1,
+        "round": 1,
+        "items": 8,
+        "index": "table",
+        "keyCondition": "PK = ORG#{orgName} AND SK >= METADATA#{orgName}",
+        "scanIndexForward": True,
+        "limit": 8,
+    }
+    assert tickets["path"] == "organization.users.nodes.tickets"
+    assert (tickets["calls"], tickets["round"], tickets["index"]) == (6, 2, "GSI1")
+    assert tickets["keyCondition"] == "GSI1PK = ORG#{orgName}#USER#{username} AND begins_with(GSI1SK, TICKET#)"
+
+
+@pytest.fixture(scope="module")
+def tight(gateway_factory: Callable[..., Gateway], contract_table: str) -> Iterator[Gateway]:
+    limits = {"max_calls": 5, "max_rounds": 2, "max_depth": 6, "max_aliases": 2, "max_tokens": 120}
+    with gateway_factory(contract_table, **limits) as running:
+        yield running
+
+
+def refused(gateway: Gateway, query: str, accept: str = "application/graphql-response+json") -> dict[str, Any]:
+    gateway.sent.clear()
+    response = gateway.http.post("/graphql", json={"query": query}, headers={"Accept": accept})
+    assert not gateway.sent, "a refused operation reached DynamoDB"
+    body: dict[str, Any] = response.json()
+    assert "data" not in body
+    assert response.status_code == (400 if accept != "application/json" else 200)
+    return body
+
+
+def test_an_operation_over_the_call_budget_is_refused_with_its_estimate(tight: Gateway) -> None:
+    body = refused(tight, CANONICAL["users and their tickets"])
+    (error,) = body["errors"]
+    assert error["extensions"]["code"] == "COST_LIMIT"
+    assert error["extensions"]["limit"] == "calls"
+    assert error["extensions"]["estimate"]["calls"] == 7
+    assert error["extensions"]["estimate"]["budget"] == {"calls": 5, "rounds": 2}
+    refused(tight, CANONICAL["users and their tickets"], accept="application/json")
+
+
+def test_an_operation_over_the_round_budget_is_refused(tight: Gateway) -> None:
+    query = '{ students(ids: ["stu-0001"]) { courses(first: 1) { nodes { title } } } }'
+    error = refused(tight, query)["errors"][0]
+    assert (error["extensions"]["code"], error["extensions"]["limit"]) == ("COST_LIMIT", "rounds")
+
+
+def test_an_operation_within_the_budget_runs(tight: Gateway) -> None:
+    assert tight.query(CANONICAL["workspace and projects"])["data"]["workspace"]["displayName"] == "Main"
+
+
+@pytest.mark.parametrize(
+    ("query", "limit"),
+    [
+        (
+            '{ user(organization: "o1", username: "u") '
+            "{ tickets { edges { node { user { organization { name } } } } } } }",
+            "depth",
+        ),
+        ('{ a: __typename b: __typename c: __typename workspace(id: "ws-main") { displayName } }', "aliases"),
+    ],
+)
+def test_deep_or_wide_documents_are_refused(tight: Gateway, query: str, limit: str) -> None:
+    error = refused(tight, query)["errors"][0]
+    assert (error["extensions"]["code"], error["extensions"]["limit"]) == ("COST_LIMIT", limit)
+
+
+def test_a_document_over_the_token_limit_is_not_even_parsed(tight: Gateway) -> None:
+    query = "{ " + " ".join(f'w{n}: workspace(id: "x") {{ displayName }}' for n in range(30)) + " }"
+    error = refused(tight, query)["errors"][0]
+    assert error["extensions"]["code"] == "GRAPHQL_PARSE_FAILED"
+    assert "tokens" in error["message"]
+
+
+def test_explain_shows_an_operation_over_budget_instead_of_refusing_it(tight: Gateway) -> None:
+    plan = explain(tight, CANONICAL["users and their tickets"]).json()["extensions"]["explain"]
+    assert (plan["calls"], plan["withinBudget"]) == (7, False)
+    assert not tight.sent
+
+
+def test_fragments_that_multiply_are_refused_by_the_planner_without_expanding_them() -> None:
+    fragments = ["fragment F0 on Query { __typename }"] + [
+        f"fragment F{n} on Query {{ ...F{n - 1} ...F{n - 1} }}" for n in range(1, 40)
+    ]
+    document = parse("{ ...F39 } " + " ".join(fragments))
+    planner = Planner(SCHEMA._schema, MODEL, Budget())
+    with pytest.raises(CostLimit) as refused_bomb:
+        planner.check(document, None, {}, enforce=True)
+    assert refused_bomb.value.extensions == {"code": "COST_LIMIT", "limit": "fields", "maximum": MAX_VISITS}
+
+
+def test_every_relation_of_the_model_is_a_field_of_the_schema() -> None:
+    """The estimate finds collections and links by their ``Type.field`` names."""
+    for relation in [collection.name for collection in MODEL.collections] + [link.name for link in MODEL.links]:
+        type_name, field = relation.split(".")
+        owner = SCHEMA._schema.get_type(type_name)
+        assert isinstance(owner, GraphQLObjectType), relation
+        assert field in owner.fields, relation
+
+
+@pytest.fixture(scope="module")
+def issuer() -> Iterator[Issuer]:
+    with Issuer() as running:
+        yield running
+
+
+@pytest.mark.parametrize("mode", ["off", "admin"])
+def test_introspection_can_be_turned_off_or_kept_for_admins(
+    gateway_factory: Callable[..., Gateway], contract_table: str, issuer: Issuer, mode: str
+) -> None:
+    introspect = {"query": "{ __schema { queryType { name } } }"}
+    with gateway_factory(contract_table, introspection=mode, **issuer.settings()) as gateway:
+
+        def ask(grants: dict[str, Any]) -> dict[str, Any]:
+            headers = {"Authorization": f"Bearer {issuer.token('x', grants)}"}
+            body: dict[str, Any] = gateway.http.post("/graphql", json=introspect, headers=headers).json()
+            return body
+
+        assert ask({})["errors"][0]["extensions"]["code"] == "GRAPHQL_VALIDATION_FAILED"
+        by_admin = ask({"roles": ["admin"]})
+        if mode == "off":
+            assert by_admin["errors"][0]["extensions"]["code"] == "GRAPHQL_VALIDATION_FAILED"
+        else:
+            assert by_admin["data"] == {"__schema": {"queryType": {"name": "Query"}}}
+        typename = gateway.http.post(
+            "/graphql", json={"query": "{ __typename }"}, headers={"Authorization": f"Bearer {issuer.token('x', {})}"}
+        )
+        assert typename.json()["data"] == {"__typename": "Query"}
+
+
+def test_explaining_a_mutation_writes_nothing(gateway: Gateway) -> None:
+    workspace = f"explained-{uuid.uuid4().hex[:8]}"
+    mutation = (
+        f'mutation {{ createProject(input: {{workspaceId: "{workspace}", title: "t"}}) '
+        "{ ... on Project { id workspace { displayName } } } }"
+    )
+    plan = explain(gateway, mutation).json()["extensions"]["explain"]
+    assert [(r["path"], r["operation"], r["round"]) for r in plan["requests"]] == [
+        ("createProject", "write", 1),
+        ("createProject.workspace", "BatchGetItem", 2),
+    ]
+    assert not gateway.sent

@@ -1,0 +1,138 @@
+"""Write building without an engine: ids, conditions, counters and transaction sizes."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from gateway import writes
+from gateway.writes import TRANSACTION_LIMIT
+from schema.demo import demo_items
+from schema.model import COURSE, ENROLLMENT, MODEL, PROJECT, STUDENT, TICKET, WORKSPACE, WRITES
+from tests.contract import project_id
+
+
+def test_minted_ids_sort_by_creation_time_and_carry_no_separator() -> None:
+    start = datetime(2026, 3, 15, 14, 25, 1, tzinfo=UTC)
+    moments = [start + timedelta(microseconds=n) for n in (0, 1, 999_999, 1_000_000, 86_400_000_000)]
+    ids = [writes.mint_id(moment) for moment in moments]
+    assert ids == sorted(ids)
+    assert len(set(ids)) == len(ids)
+    assert all("#" not in one and len(one) <= 128 for one in ids)
+    # Newest first stays right next to the year-sequence ids another tool writes.
+    assert sorted([*ids, project_id(42)], reverse=True)[-1] == project_id(42)
+
+
+def test_ids_minted_in_the_same_microsecond_differ() -> None:
+    moment = datetime(2026, 1, 1, tzinfo=UTC)
+    assert len({writes.mint_id(moment) for _ in range(1000)}) == 1000
+
+
+def test_a_new_item_starts_at_version_1_with_its_counters_at_0_and_must_not_exist() -> None:
+    op = writes.create(MODEL, WORKSPACE, {"workspaceId": "w1"}, {"displayName": "W", "region": None}, ["projectCount"])
+    assert op.action == "Put"
+    assert op.item == {"PK": "WS#w1", "SK": "META", "displayName": "W", "version": 1, "projectCount": 0}
+    assert op.condition == "attribute_not_exists(#n0)" and op.names == {"#n0": "PK"}
+
+
+def test_an_update_is_a_compare_and_set_on_the_version() -> None:
+    op = writes.update(MODEL, PROJECT, {"workspaceId": "w", "projectId": "p"}, {"title": "T", "status": None}, 3)
+    assert op.update == "SET #n0 = :v0, #n1 = :v1 REMOVE #n2"
+    assert op.names == {"#n0": "title", "#n1": "version", "#n2": "status", "#n3": "PK"}
+    assert op.values == {":v0": "T", ":v1": 4, ":v2": 3}
+    assert op.condition == "attribute_exists(#n3) AND #n1 = :v2"
+
+
+def test_an_item_without_a_version_counts_as_version_0() -> None:
+    op = writes.update(MODEL, STUDENT, {"studentId": "s"}, {"name": "N"}, 0)
+    assert op.condition is not None and op.condition.endswith("attribute_not_exists(#n1)")
+    assert op.values[":v1"] == 1
+    assert writes.version_of({"PK": "STU#s", "SK": "PROFILE"}) == 0
+
+
+def test_a_parent_is_deleted_only_with_its_counters_at_0() -> None:
+    op = writes.delete(MODEL, COURSE, {"courseId": "c"}, expected_version=2, empty_counters=["enrolledCount"])
+    assert op.condition == "attribute_exists(#n0) AND #n1 = :v0 AND #n2 = :v1"
+    assert op.names == {"#n0": "PK", "#n1": "version", "#n2": "enrolledCount"}
+    assert op.values == {":v0": 2, ":v1": 0}
+
+
+def test_a_ticket_is_deleted_only_while_it_belongs_to_the_user_it_was_read_with() -> None:
+    ids = {"ticketId": "t1", "orgName": "o", "username": "u"}
+    op = writes.delete(MODEL, TICKET, ids)
+    assert op.key == {"PK": "TICKET#t1", "SK": "TICKET#t1"}
+    assert op.condition == "attribute_exists(#n0) AND #n1 = :v0 AND #n2 = :v1"
+    assert op.values == {":v0": "ORG#o#USER#u", ":v1": "TICKET#t1"}
+
+
+def test_an_enrolment_counts_on_both_sides_and_each_side_must_be_counted() -> None:
+    ops = writes.counter_ops(WRITES, [(ENROLLMENT, {"studentId": "s", "courseId": "c"})], +1)
+    assert [(op.key, op.update, op.values, op.condition) for op in ops] == [
+        ({"PK": "STU#s", "SK": "PROFILE"}, "ADD #n0 :v0", {":v0": 1}, "attribute_exists(#n0)"),
+        ({"PK": "CRS#c", "SK": "METADATA"}, "ADD #n0 :v0", {":v0": 1}, "attribute_exists(#n0)"),
+    ]
+    assert [op.names["#n0"] for op in ops] == ["courseCount", "enrolledCount"]
+
+
+def test_members_deleted_together_move_each_parent_counter_once() -> None:
+    members = [(ENROLLMENT, {"studentId": "s", "courseId": f"c{n}"}) for n in range(3)]
+    ops = writes.member_deletes(WRITES, members)
+    student = [op for op in ops if op.key["PK"] == "STU#s" and op.action == "Update"]
+    assert len(ops) == 3 + 1 + 3
+    assert len(student) == 1 and student[0].values == {":v0": -3}
+
+
+def test_a_parent_that_does_not_exist_is_left_out_of_the_counters() -> None:
+    members = [(ENROLLMENT, {"studentId": "s", "courseId": "gone"})]
+    ops = writes.member_deletes(WRITES, members, skip={("CRS#gone", "METADATA")})
+    assert [op.key["PK"] for op in ops] == ["STU#s", "STU#s"]
+
+
+def test_cascade_batches_fit_in_one_transaction_each() -> None:
+    members = [(ENROLLMENT, {"studentId": "s", "courseId": f"c{n:03d}"}) for n in range(250)]
+    batches = list(writes.member_batches(WRITES, members))
+    assert [len(batch) for batch in batches] == [49, 49, 49, 49, 49, 5]
+    assert all(len(writes.member_deletes(WRITES, batch)) <= TRANSACTION_LIMIT for batch in batches)
+    projects = [(PROJECT, {"workspaceId": "w", "projectId": str(n)}) for n in range(150)]
+    assert [len(batch) for batch in writes.member_batches(WRITES, projects)] == [99, 51]
+
+
+def test_a_token_is_bound_to_the_mutation_and_its_arguments_in_any_order() -> None:
+    a = writes.fingerprint("enroll", {"input": {"studentId": "s", "courseId": "c"}})
+    b = writes.fingerprint("enroll", {"input": {"courseId": "c", "studentId": "s"}})
+    assert a == b
+    assert a != writes.fingerprint("drop", {"input": {"studentId": "s", "courseId": "c"}})
+    assert a != writes.fingerprint("enroll", {"input": {"studentId": "s", "courseId": "c", "grade": "A"}})
+
+
+def test_a_token_record_may_replace_only_an_expired_one() -> None:
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    op = writes.token_record(WRITES, "tok", "f" * 64, {"ids": {"studentId": "s"}}, now)
+    assert op.item is not None
+    assert op.item["PK"] == "TOKEN#tok" and op.item["SK"] == "TOKEN"
+    assert op.item["expiresAt"] == int(now.timestamp()) + writes.TOKEN_LIFETIME_SECONDS
+    assert op.condition == "attribute_not_exists(#n0) OR #n1 < :v0"
+    assert op.values == {":v0": int(now.timestamp())}
+    assert MODEL.recognise(op.item) == (WRITES.token, {"clientToken": "tok"})
+
+
+def test_recount_sets_a_counter_only_if_it_still_holds_what_was_counted() -> None:
+    op = writes.recount(MODEL, COURSE, {"courseId": "c"}, {"enrolledCount": 7}, {"enrolledCount": None})
+    assert op.update == "SET #n0 = :v0"
+    assert op.condition == "attribute_exists(#n1) AND attribute_not_exists(#n0)"
+
+
+def test_data_loaded_in_bulk_gets_the_counters_its_members_imply() -> None:
+    items = writes.with_counters(WRITES, demo_items())
+    by_key = {(item["PK"], item["SK"]): item for item in items}
+    assert by_key["WS#ws-1", "META"]["projectCount"] == 24
+    assert by_key["WS#ws-3", "META"]["projectCount"] == 0
+    assert by_key["ORG#umbrella", "METADATA#umbrella"]["userCount"] == 2
+    for item in items:
+        if item["SK"] == "PROFILE":
+            edges = [i for i in items if i["PK"] == item["PK"] and i["SK"].startswith("ENROLL#")]
+            assert item["courseCount"] == len(edges)
+        if item["PK"].startswith("ORG#") and item["SK"].startswith("USER#"):
+            tickets = [i for i in items if i.get("GSI1PK") == f"{item['PK']}#{item['SK']}" and i["SK"] != item["SK"]]
+            assert item["ticketCount"] == len(tickets)
+    enrolled = sum(item.get("enrolledCount", 0) for item in items)
+    assert enrolled == sum(1 for item in items if item["SK"].startswith("ENROLL#"))
