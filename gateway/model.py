@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any, Literal
 
@@ -102,6 +102,8 @@ class Model:
     entities: tuple[Entity, ...]
     collections: tuple[Collection, ...] = ()
     links: tuple[Link, ...] = ()
+    expires_attribute: str | None = None
+    """The attribute (epoch seconds) by which DynamoDB's time to live removes short-lived items."""
 
     def __post_init__(self) -> None:
         _validate(self)
@@ -113,7 +115,7 @@ class Model:
         raise KeyError(name)
 
     def with_table(self, table: str) -> Model:
-        return Model(table, self.indexes, self.entities, self.collections, self.links)
+        return replace(self, table=table)
 
     # --- key building -------------------------------------------------------------------------------------
 

@@ -337,6 +337,12 @@ class Store:
             raise _translate(error) from error
         waiter = self._client.get_waiter("table_exists")
         await waiter.wait(TableName=self.table, WaiterConfig={"Delay": 1, "MaxAttempts": 60})
+        if self.model.expires_attribute is not None:
+            await self._call(
+                self._client.update_time_to_live,
+                TableName=self.table,
+                TimeToLiveSpecification={"Enabled": True, "AttributeName": self.model.expires_attribute},
+            )
         return True
 
     async def _check_existing_table(self) -> None:

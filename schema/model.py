@@ -105,6 +105,7 @@ MODEL = Model(
     entities=(WORKSPACE, PROJECT, ORGANIZATION, USER, TICKET, STUDENT, COURSE, ENROLLMENT, MUTATION_TOKEN),
     collections=(WORKSPACE_PROJECTS, ORGANIZATION_USERS, USER_TICKETS, STUDENT_COURSES, COURSE_STUDENTS),
     links=(PROJECT_WORKSPACE, USER_ORGANIZATION, TICKET_USER),
+    expires_attribute="expiresAt",
 )
 
 # The tenants: a caller's claims list the workspaces, organizations and students it may touch. Courses name no

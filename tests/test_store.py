@@ -86,7 +86,9 @@ async def test_create_table_is_idempotent_and_matches_the_design(endpoint: str, 
         assert await store.create_table() is True
         assert await store.create_table() is False
     description = dynamodb.describe_table(TableName=table)["Table"]
+    time_to_live = dynamodb.describe_time_to_live(TableName=table)["TimeToLiveDescription"]
     dynamodb.delete_table(TableName=table)
+    assert time_to_live == {"TimeToLiveStatus": "ENABLED", "AttributeName": "expiresAt"}
     assert description["KeySchema"] == [
         {"AttributeName": "PK", "KeyType": "HASH"},
         {"AttributeName": "SK", "KeyType": "RANGE"},
