@@ -332,9 +332,13 @@ def model_key(model: Model, entity: Entity, ids: Ids) -> tuple[str, str]:
 # --- idempotency ----------------------------------------------------------------------------------------------
 
 
-def fingerprint(mutation: str, arguments: Mapping[str, Any]) -> str:
-    """What a client token is bound to: the mutation and its arguments, whatever their order."""
-    text = json.dumps({"mutation": mutation, "arguments": arguments}, sort_keys=True, default=str)
+def fingerprint(mutation: str, arguments: Mapping[str, Any], caller: str) -> str:
+    """What a client token is bound to: the caller, the mutation and its arguments, whatever their order.
+
+    With the caller in it, another caller's retry with the same token is refused as reused, and never answered
+    with the first caller's result.
+    """
+    text = json.dumps({"caller": caller, "mutation": mutation, "arguments": arguments}, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()
 
 

@@ -360,7 +360,8 @@ def _token(info: Info, client_token: str | None, data: object) -> Token | None:
     if client_token is None:
         return None
     arguments = dataclasses.asdict(data)  # type: ignore[call-overload]
-    return Token(validate_id(client_token, "clientToken"), writes.fingerprint(info.field_name, arguments))
+    caller = info.context.guard.principal.subject
+    return Token(validate_id(client_token, "clientToken"), writes.fingerprint(info.field_name, arguments, caller))
 
 
 def _version(value: int | None) -> int | None:

@@ -237,6 +237,18 @@ def test_the_tenant_itself_gets_its_writes_sent(writable: tuple[Gateway, Wire], 
     assert set(tenant_a.operations) & WRITES
 
 
+def test_a_client_token_is_bound_to_the_caller_who_sent_it(writable: tuple[Gateway, Wire], issuer: Issuer) -> None:
+    create = (
+        'mutation { createCourse(input: {id: "crs-token", title: "Shared"}, clientToken: "same-token") '
+        "{ __typename ... on ConflictError { reason } } }"
+    )
+    first = Caller(*writable, issuer.token("alice", A)).ask(create)
+    assert first["data"] == {"createCourse": {"__typename": "Course"}}
+    # Another caller's retry with that token is refused, and is not answered with the first caller's result.
+    second = Caller(*writable, issuer.token("bob", B)).ask(create)
+    assert second["data"] == {"createCourse": {"__typename": "ConflictError", "reason": "TOKEN_REUSED"}}
+
+
 # --- the guard on its own ---------------------------------------------------------------------------------------
 
 

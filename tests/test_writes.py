@@ -96,12 +96,13 @@ def test_cascade_batches_fit_in_one_transaction_each() -> None:
     assert [len(batch) for batch in writes.member_batches(WRITES, projects)] == [99, 51]
 
 
-def test_a_token_is_bound_to_the_mutation_and_its_arguments_in_any_order() -> None:
-    a = writes.fingerprint("enroll", {"input": {"studentId": "s", "courseId": "c"}})
-    b = writes.fingerprint("enroll", {"input": {"courseId": "c", "studentId": "s"}})
+def test_a_token_is_bound_to_the_caller_the_mutation_and_its_arguments_in_any_order() -> None:
+    a = writes.fingerprint("enroll", {"input": {"studentId": "s", "courseId": "c"}}, "ann")
+    b = writes.fingerprint("enroll", {"input": {"courseId": "c", "studentId": "s"}}, "ann")
     assert a == b
-    assert a != writes.fingerprint("drop", {"input": {"studentId": "s", "courseId": "c"}})
-    assert a != writes.fingerprint("enroll", {"input": {"studentId": "s", "courseId": "c", "grade": "A"}})
+    assert a != writes.fingerprint("drop", {"input": {"studentId": "s", "courseId": "c"}}, "ann")
+    assert a != writes.fingerprint("enroll", {"input": {"studentId": "s", "courseId": "c", "grade": "A"}}, "ann")
+    assert a != writes.fingerprint("enroll", {"input": {"studentId": "s", "courseId": "c"}}, "bob")
 
 
 def test_a_token_record_may_replace_only_an_expired_one() -> None:
