@@ -260,7 +260,8 @@ class Writer:
             return dict(ids)
         item = await self._read_back(entity, ids)
         found = self.model.ids_of(entity, item)
-        if found is None:
+        # Another tenant's item is reported like a missing one: the caller learns nothing of what it cannot see.
+        if found is None or not self.guard.visible(entity, item):
             raise NotFound(f"{_describe(entity, ids)} does not exist", entity=entity.name)
         return found
 

@@ -214,7 +214,6 @@ MUTATIONS = {
     "deleteWorkspace": ('deleteWorkspace(input: {id: "ws-main", cascade: true})', "... on Deleted { items { count } }"),
     "createUser": ('createUser(input: {organization: "o1", username: "mallory", name: "M"})', "... on User { name }"),
     "enroll": ('enroll(input: {studentId: "stu-0001", courseId: "crs-0002"})', "... on Enrollment { grade }"),
-    "updateTicket": (f'updateTicket(input: {{id: "{A_TICKET}", expectedVersion: 1, title: "mine"}})', "__typename"),
 }
 
 
@@ -228,6 +227,24 @@ def test_another_tenants_writes_are_forbidden_before_any_write(
     assert codes(body) == ["FORBIDDEN"]
     assert not set(tenant_b.operations) & WRITES
     assert not [op for op, b in tenant_b.wire.requests if op == "Query"]
+
+
+@pytest.mark.parametrize(
+    "field",
+    [
+        f'updateTicket(input: {{id: "{A_TICKET}", expectedVersion: 1, title: "mine"}})',
+        f'deleteTicket(input: {{id: "{A_TICKET}"}})',
+    ],
+)
+def test_another_tenants_ticket_cannot_be_written_and_looks_missing(
+    writable: tuple[Gateway, Wire], issuer: Issuer, field: str
+) -> None:
+    tenant_b = Caller(*writable, issuer.token("bob", B))
+    body = tenant_b.ask(f"mutation {{ change: {field} {{ __typename }} }}")
+    sent = set(tenant_b.operations)
+    missing = tenant_b.ask(f"mutation {{ change: {field.replace(A_TICKET, 'no-such-ticket')} {{ __typename }} }}")
+    assert body["data"] == missing["data"] == {"change": {"__typename": "NotFoundError"}}
+    assert sent == set(tenant_b.operations) == {"GetItem"}
 
 
 def test_the_tenant_itself_gets_its_writes_sent(writable: tuple[Gateway, Wire], issuer: Issuer) -> None:
