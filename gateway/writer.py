@@ -10,14 +10,15 @@ from __future__ import annotations
 import contextlib
 import time
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, Protocol
+from typing import Any
 
 from gateway import plan, writes
 from gateway.accounting import Ledger
 from gateway.errors import Conflict, GatewayError, NotFound
+from gateway.guard import Guard
 from gateway.keys import Ids
 from gateway.model import Entity, Item
 from gateway.store import Store
@@ -44,16 +45,10 @@ class Token:
     fingerprint: str
 
 
-class KeyCheck(Protocol):
-    """The caller's rights: refuses (raises) a write that addresses an item the caller may not touch."""
-
-    def check_keys(self, keys: Iterable[Mapping[str, Any]]) -> None: ...
-
-
 class Writer:
     """Writes for one GraphQL request; every DynamoDB call it makes goes to that request's ledger."""
 
-    def __init__(self, store: Store, declaration: WriteModel, ledger: Ledger, guard: KeyCheck | None = None) -> None:
+    def __init__(self, store: Store, declaration: WriteModel, ledger: Ledger, guard: Guard) -> None:
         self.store = store
         self.declaration = declaration
         self.model = declaration.model
@@ -230,8 +225,6 @@ class Writer:
 
     def _check(self, ops: Sequence[WriteOp]) -> None:
         """Show the guard every item the write touches, with all the key attributes its ids give."""
-        if self.guard is None:
-            return
         keys: list[Mapping[str, Any]] = []
         for op in ops:
             entity, ids = op.target.entity, op.target.ids
