@@ -106,6 +106,15 @@ class Guard:
                     raise Forbidden(f"the write does not show which {name} the {entity.name} belongs to")
                 self._require(name, ids[name])
 
+    def check_shared_write(self, entity: Entity) -> None:
+        """Before creating, changing or deleting an item that names no tenant (a shared catalog entry).
+
+        Such items belong to everyone, so only an admin may change them; a caller's own write may still move a
+        counter on one (an enrolment counts on its course).
+        """
+        if not self.principal.admin and not self._tenant_fields(entity.all_id_fields):
+            raise Forbidden(f"a {entity.name} is shared by all tenants; changing it needs the admin role")
+
     # --- helpers --------------------------------------------------------------------------------------------
 
     def _tenant_fields(self, names: Iterable[str]) -> list[str]:

@@ -228,6 +228,8 @@ class Writer:
         keys: list[Mapping[str, Any]] = []
         for op in ops:
             entity, ids = op.target.entity, op.target.ids
+            if op.target.role in ("item", "member"):
+                self.guard.check_shared_write(entity)
             if op.item is not None:
                 keys.append(op.item)
             elif entity.all_id_fields <= ids.keys():
@@ -265,6 +267,7 @@ class Writer:
         for counted in self.declaration.children_of(entity):
             collection = counted.collection
             member = collection.member
+            self.guard.check_query(collection, ids)
             request = plan.members_query(self.model, collection, ids, CASCADE_PAGE - 1)
             async for page in self.store.query_pages(request, self.ledger):
                 members: list[Member] = []
