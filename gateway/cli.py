@@ -15,9 +15,11 @@ from pathlib import Path
 from types import FrameType
 from typing import TextIO
 
+from gateway.accounting import Ledger
 from gateway.config import Settings
 from gateway.errors import GatewayError
 from gateway.local import DynamoDBLocal, LocalEngineError
+from gateway.model import Item
 from gateway.store import Store
 
 log = logging.getLogger("tablegraph")
@@ -107,15 +109,15 @@ def _require_endpoint(settings: Settings, command: str) -> None:
 
 
 @contextmanager
-def _engine(settings: Settings) -> Iterator[Settings]:
-    """The settings to serve with: as given, or pointing at a managed DynamoDB Local for the duration."""
+def _engine(settings: Settings) -> Iterator[tuple[Settings, bool]]:
+    """The settings to serve with, and whether the engine is ours: a managed DynamoDB Local for the duration."""
     if settings.endpoint_url is not None or settings.aws:
-        yield settings
+        yield settings, False
         return
     with DynamoDBLocal(data_dir=settings.data_dir) as engine:
         where = settings.data_dir or "memory"
         log.info("started DynamoDB Local at %s (data in %s)", engine.endpoint_url, where)
-        yield settings.with_endpoint(engine.endpoint_url)
+        yield settings.with_endpoint(engine.endpoint_url), True
 
 
 def _serve(settings: Settings) -> None:
@@ -132,8 +134,8 @@ def _serve(settings: Settings) -> None:
         authenticator = Authenticator.from_settings(settings, TENANCY.grant_names)
     except ValueError as error:
         raise GatewayError(str(error)) from None
-    with _engine(settings) as settings:
-        managed = settings.endpoint_url is not None and not settings.aws
+    with _engine(settings) as (settings, managed):
+        # A table someone else provides is served as it is: only our own engine, or a demo, gets one made.
         asyncio.run(_prepare(settings, create=settings.demo or managed, demo=settings.demo))
         where = f"{settings.host}:{settings.port}"
         if settings.auth_open:
@@ -182,11 +184,25 @@ async def _prepare(settings: Settings, *, create: bool, demo: bool) -> None:
     from schema.model import WRITES
 
     async with Store.open(settings, MODEL) as store:
-        if create and await store.create_table():
+        created = create and await store.create_table()
+        if created:
             log.info("created table %s", store.table)
-        if demo:
-            count = await store.put_items(with_counters(WRITES, demo_items()))
-            log.info("loaded %d demo items into %s", count, store.table)
+        if not demo:
+            return
+        items = list(with_counters(WRITES, demo_items()))
+        # Loading again over data that writes have since changed would undo them and break the counters.
+        if not created and await store.get_item(_key(items[0]), Ledger()) is not None:
+            log.info("the demo data is already in %s; left as it is", store.table)
+            return
+        count = await store.put_items(items)
+        log.info("loaded %d demo items into %s", count, store.table)
+
+
+def _key(item: Item) -> dict[str, str]:
+    from schema import MODEL
+
+    table = MODEL.index(None)
+    return {table.pk: item[table.pk], table.sk: item[table.sk]}
 
 
 def _export_schema(output: Path | None) -> None:

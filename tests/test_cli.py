@@ -27,6 +27,20 @@ def _free_port() -> int:
         return port
 
 
+def _wait_for_health(process: subprocess.Popen[str], port: int, accept: set[int]) -> int:
+    deadline = time.monotonic() + 90
+    while True:
+        assert process.poll() is None, process.stdout.read() if process.stdout else ""
+        assert time.monotonic() < deadline, "the gateway did not answer its health check"
+        try:
+            status = httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code
+            if status in accept:
+                return status
+        except httpx.TransportError:
+            pass
+        time.sleep(0.3)
+
+
 def test_serve_demo_runs_on_a_managed_engine_and_stops_it_on_exit() -> None:
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("TABLEGRAPH_")}
@@ -40,16 +54,7 @@ def test_serve_demo_runs_on_a_managed_engine_and_stops_it_on_exit() -> None:
         start_new_session=True,
     )
     try:
-        deadline = time.monotonic() + 90
-        while True:
-            assert process.poll() is None, process.stdout.read() if process.stdout else ""
-            assert time.monotonic() < deadline, "the gateway did not become healthy"
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            time.sleep(0.3)
+        _wait_for_health(process, port, accept={200})
         body = httpx.post(
             f"http://127.0.0.1:{port}/graphql",
             json={"query": '{ organization(name: "acme") { name users(first: 2) { nodes { username } } } }'},
@@ -80,9 +85,41 @@ def test_create_table_and_seed_on_an_endpoint(endpoint: str, dynamodb: Any, monk
     acme = dynamodb.query(
         TableName=table, KeyConditionExpression="PK = :pk", ExpressionAttributeValues={":pk": {"S": "ORG#acme"}}
     )
+    # Seeding again must not undo what writes changed since.
+    workspace = {"PK": {"S": "WS#ws-1"}, "SK": {"S": "META"}}
+    dynamodb.update_item(
+        TableName=table,
+        Key=workspace,
+        UpdateExpression="SET projectCount = :n",
+        ExpressionAttributeValues={":n": {"N": "99"}},
+    )
+    assert main(["seed", "--demo", "--endpoint-url", endpoint]) == 0
+    count = dynamodb.get_item(TableName=table, Key=workspace)["Item"]["projectCount"]
     dynamodb.delete_table(TableName=table)
     assert acme["Items"][0]["SK"] == {"S": "METADATA#acme"}
     assert acme["Count"] == 7
+    assert count == {"N": "99"}
+
+
+def test_serve_on_an_endpoint_leaves_a_missing_table_missing(endpoint: str, dynamodb: Any) -> None:
+    table = f"absent-{uuid.uuid4().hex[:6]}"
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TABLEGRAPH_")} | {"TABLEGRAPH_AUTH_OPEN": "1"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "gateway", "serve", "--endpoint-url", endpoint, "--table", table, "--port", str(port)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        status = _wait_for_health(process, port, accept={200, 503})
+    finally:
+        process.send_signal(signal.SIGINT)
+        output, _ = process.communicate(timeout=30)
+    assert status == 503, output
+    assert table not in dynamodb.list_tables()["TableNames"]
 
 
 def test_commands_that_need_a_table_say_where_to_find_one(capsys: pytest.CaptureFixture[str]) -> None:
