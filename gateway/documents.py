@@ -15,10 +15,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from graphql import GraphQLError, parse
+
 from gateway.config import Settings
 from gateway.errors import BadUserInput, GatewayError
 
 APQ_CAPACITY = 1000
+APQ_MAX_DOCUMENT = 32 * 1024
+APQ_MAX_BYTES = 8 * 1024 * 1024
 
 
 class PersistedQueryNotFound(GatewayError):
@@ -42,6 +46,7 @@ class Documents:
         self.mode = mode
         self._manifest = dict(manifest or {})
         self._remembered: OrderedDict[str, str] = OrderedDict()
+        self._remembered_bytes = 0
         self._capacity = capacity
 
     @classmethod
@@ -72,16 +77,28 @@ class Documents:
         return found
 
     def _remember(self, digest: str, query: str) -> None:
+        # Only documents that parse, and only so many bytes of them: any caller may register one.
+        if digest in self._remembered or len(query) > APQ_MAX_DOCUMENT or not _parses(query):
+            return
         self._remembered[digest] = query
-        self._remembered.move_to_end(digest)
-        while len(self._remembered) > self._capacity:
-            self._remembered.popitem(last=False)
+        self._remembered_bytes += len(query)
+        while len(self._remembered) > self._capacity or self._remembered_bytes > APQ_MAX_BYTES:
+            _, dropped = self._remembered.popitem(last=False)
+            self._remembered_bytes -= len(dropped)
 
     def _recall(self, digest: str) -> str | None:
         found = self._remembered.get(digest)
         if found is not None:
             self._remembered.move_to_end(digest)
         return found
+
+
+def _parses(document: str) -> bool:
+    try:
+        parse(document, no_location=True)
+    except GraphQLError:
+        return False
+    return True
 
 
 def _requested_hash(extensions: Mapping[str, Any] | None, document_id: str | None) -> str | None:

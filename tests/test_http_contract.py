@@ -274,3 +274,13 @@ def test_persisted_queries_can_be_off_and_remembered_ones_are_bounded() -> None:
     with pytest.raises(PersistedQueryNotFound):
         documents.resolve(None, apq(None, "{ n0: __typename }")["extensions"], None)
     assert documents.resolve(None, apq(None, "{ n2: __typename }")["extensions"], None) == "{ n2: __typename }"
+
+
+def test_only_documents_that_parse_and_fit_are_remembered() -> None:
+    documents = Documents("apq")
+    garbage = "not { graphql"
+    huge = "{ " + " ".join(f"a{n}: __typename" for n in range(4000)) + " }"
+    for text in (garbage, huge):
+        assert documents.resolve(text, apq(text, text)["extensions"], None) == text
+        with pytest.raises(PersistedQueryNotFound):
+            documents.resolve(None, apq(None, text)["extensions"], None)
