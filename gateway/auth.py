@@ -5,10 +5,10 @@ from its JWKS), bearer JWTs signed with an HS256 shared secret (development), an
 SHA-256 digests are configured). With ``auth_open`` a request without credentials is let in with every right.
 
 Why a JWKS cache of our own rather than PyJWT's ``PyJWKClient``: that client fetches with blocking urllib while
-holding a lock, so on an event loop every verification would need a thread hop; and its refresh cooldown starts at
-every fetch, so a key rotated just after a fetch is refused for the whole cooldown. Ours fetches in a thread only
-when it must, lets a request that meets an unknown key id refresh at once, and lets such misses refresh at most
-once per ``_MISS_REFRESH_SECONDS`` so tokens with made-up key ids cannot make us hammer the issuer.
+holding a lock, so on an event loop every verification would need a thread hop. Ours fetches in a thread only when
+it must: when its keys are stale, or when a token names a key id it does not know and the last fetch is at least
+``jwks_refetch_after`` seconds old. Tokens with made-up key ids therefore cannot make us hammer the issuer, and a
+key the issuer rotated to is picked up within that interval.
 """
 
 from __future__ import annotations
@@ -40,7 +40,6 @@ ADMIN_ROLE = "admin"
 _ASYMMETRIC = {"RS256", "RS384", "RS512", "ES256", "ES384", "ES512", "PS256", "PS384", "PS512"}
 _PUBLIC_KEY_TYPES = {"RSA", "EC"}
 _MIN_SECRET_BYTES = 32
-_MISS_REFRESH_SECONDS = 30.0
 _FETCH_TIMEOUT_SECONDS = 5.0
 _MAX_DOCUMENT_BYTES = 1_048_576
 
@@ -196,7 +195,12 @@ class TokenVerifier:
             return None
         jwks = None
         if settings.jwt_issuer and (settings.jwt_audience or not settings.jwt_secret):
-            jwks = JwksCache(settings.jwt_issuer, settings.jwt_jwks_url, max_age=settings.jwks_max_age)
+            jwks = JwksCache(
+                settings.jwt_issuer,
+                settings.jwt_jwks_url,
+                max_age=settings.jwks_max_age,
+                refetch_after=settings.jwks_refetch_after,
+            )
         return cls(
             grant_names=grant_names,
             claim=settings.jwt_claim,
@@ -251,15 +255,15 @@ class TokenVerifier:
 class JwksCache:
     """The issuer's signing keys by key id, fetched when stale or when a token names a key not yet seen."""
 
-    def __init__(self, issuer: str, url: str = "", *, max_age: float = 600) -> None:
+    def __init__(self, issuer: str, url: str = "", *, max_age: float = 600, refetch_after: float = 30) -> None:
         if url:
             _check_url(url)
         self._issuer = issuer
         self._url = url
         self._max_age = max_age
+        self._refetch_after = refetch_after
         self._keys: dict[str | None, tuple[str | None, jwt.PyJWK]] | None = None
         self._fetched = 0.0
-        self._last_miss = -_MISS_REFRESH_SECONDS
         self._lock = asyncio.Lock()
 
     async def key(self, kid: object, algorithm: str) -> Any:
@@ -267,8 +271,9 @@ class JwksCache:
         if stale:
             await self._refresh()
         found = self._find(kid, algorithm)
-        if found is None and not stale and time.monotonic() - self._last_miss >= _MISS_REFRESH_SECONDS:
-            self._last_miss = time.monotonic()
+        # An unknown key id refetches, but not more than once per interval after any fetch: tokens with made-up
+        # key ids cannot keep the issuer busy, nor delay a real rotated key for longer than the interval.
+        if found is None and not stale and time.monotonic() - self._fetched >= self._refetch_after:
             await self._refresh()
             found = self._find(kid, algorithm)
         if found is None:
@@ -302,7 +307,7 @@ class JwksCache:
                 if self._keys is None:
                     raise Unavailable("the token issuer's signing keys could not be fetched") from None
                 # Keep serving the keys we have and try again after a pause rather than on every request.
-                self._fetched = time.monotonic() - self._max_age + _MISS_REFRESH_SECONDS
+                self._fetched = time.monotonic() - self._max_age + self._refetch_after
                 return
             self._keys = keys
             self._fetched = time.monotonic()

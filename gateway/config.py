@@ -46,6 +46,9 @@ class Settings:
     jwt_claim: str = "tablegraph"
     """The claim that holds the caller's grants and roles."""
     jwks_max_age: int = 600
+    """Seconds the issuer's signing keys are kept before they are fetched again."""
+    jwks_refetch_after: float = 30.0
+    """A token with an unknown key id fetches the keys again, at most this often (a rotated key waits no longer)."""
     api_keys: str = ""
     """JSON object: the SHA-256 hex digest of each key, mapped to its grants and roles."""
     max_depth: int = 12
@@ -121,6 +124,8 @@ def _coerce(name: str, annotation: object, raw: str) -> Any:
             return raw.lower() in {"1", "true", "yes", "on"}
         if kind == "int":
             return int(raw)
+        if kind == "float":
+            return float(raw)
         if kind.startswith("Path"):
             return Path(raw)
     except ValueError:

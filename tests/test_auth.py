@@ -139,14 +139,20 @@ def test_an_authorization_header_that_is_not_a_bearer_token_is_refused(guarded: 
 def test_a_rotated_key_is_fetched_once_and_made_up_key_ids_do_not_hammer_the_issuer(
     gateway_factory: Callable[..., Gateway], contract_table: str
 ) -> None:
-    with Issuer() as issuer, gateway_factory(contract_table, **issuer.settings()) as gateway:
+    with Issuer() as issuer, gateway_factory(contract_table, **issuer.settings(), jwks_refetch_after=1.0) as gateway:
         old = issuer.token("alice", O1)
         assert ask(gateway, **bearer(old)).status_code == 200
         assert issuer.fetches == 1
         new_kid = issuer.rotate()
-        assert ask(gateway, **bearer(issuer.token("alice", O1, kid=new_kid))).status_code == 200
+        rotated = issuer.token("alice", O1, kid=new_kid)
+        # Right after a fetch, an unknown key id does not fetch again: made-up ids cannot keep the issuer busy...
+        assert_refused(ask(gateway, **bearer(_made_up(issuer, "rsa-99"))), gateway)
+        assert issuer.fetches == 1
+        time.sleep(1.1)
+        # ...and a key the issuer really rotated to is picked up once the interval has passed.
+        assert ask(gateway, **bearer(rotated)).status_code == 200
         assert issuer.fetches == 2
-        for made_up in ("rsa-99", "rsa-100", "rsa-101"):
+        for made_up in ("rsa-100", "rsa-101", "rsa-102"):
             assert_refused(ask(gateway, **bearer(_made_up(issuer, made_up))), gateway)
         assert issuer.fetches == 2
         assert_refused(ask(gateway, **bearer(old)), gateway)
