@@ -47,12 +47,13 @@ def dynamodb(endpoint: str) -> Any:
 
 
 @pytest.fixture(scope="session")
-def contract_table(dynamodb: Any) -> str:
-    """The contract data set, written with plain boto3 to the key shapes of DESIGN.md."""
+def contract_table(dynamodb: Any) -> Iterator[str]:
+    """The contract data set, written with plain boto3 to the key shapes of DESIGN.md; read-only for tests."""
     name = f"contract-{uuid.uuid4().hex[:8]}"
     create_table(dynamodb, name)
     load_contract_data(dynamodb, name)
-    return name
+    yield name
+    dynamodb.delete_table(TableName=name)
 
 
 @pytest.fixture

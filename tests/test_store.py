@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -81,7 +82,7 @@ async def test_an_unreachable_endpoint_is_unavailable() -> None:
 
 
 async def test_create_table_is_idempotent_and_matches_the_design(endpoint: str, dynamodb: Any) -> None:
-    table = "created-by-the-gateway"
+    table = f"created-{uuid.uuid4().hex[:8]}"
     async with Store.open(settings(endpoint, table), MODEL) as store:
         assert await store.create_table() is True
         assert await store.create_table() is False
