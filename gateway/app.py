@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -51,7 +52,14 @@ def create_app(
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         async with Store.open(settings, model) as store:
             app.state.store = store
-            yield
+            # What start-up built (modules, the schema, botocore's service model) lives as long as the process.
+            # Frozen, it is left out of the full collections that the objects of requests in flight trigger, which
+            # would otherwise walk all of it every few requests (measured: a sixth of the CPU of reading 100 edges).
+            gc.freeze()
+            try:
+                yield
+            finally:
+                gc.unfreeze()
 
     async def healthz(request: Request) -> Response:
         store: Store = request.app.state.store

@@ -6,7 +6,8 @@ import base64
 import binascii
 import hashlib
 import hmac
-import json
+
+import orjson
 
 from gateway.errors import BadUserInput
 
@@ -14,11 +15,15 @@ _SIGNATURE_BYTES = 16
 
 
 class CursorCodec:
+    """Cursors signed with keyed BLAKE2b, a MAC by design and several times cheaper than HMAC-SHA256: every edge of
+    a page gets a cursor."""
+
     def __init__(self, secret: str) -> None:
-        self._secret = secret.encode()
+        # BLAKE2b takes keys of up to 64 bytes: a secret of any length is hashed to one.
+        self._key = hashlib.blake2b(secret.encode(), person=b"cursor").digest()
 
     def encode(self, binding: str, position: dict[str, str]) -> str:
-        payload = json.dumps(position, separators=(",", ":"), sort_keys=True).encode()
+        payload = orjson.dumps(position, option=orjson.OPT_SORT_KEYS)
         return _b64(self._sign(binding, payload) + payload)
 
     def decode(self, binding: str, cursor: str) -> dict[str, str]:
@@ -30,7 +35,7 @@ class CursorCodec:
         signature, payload = raw[:_SIGNATURE_BYTES], raw[_SIGNATURE_BYTES:]
         if not payload or not hmac.compare_digest(signature, self._sign(binding, payload)):
             raise BadUserInput("the cursor is not valid for this field", argument="after")
-        position = json.loads(payload)
+        position = orjson.loads(payload)
         if not isinstance(position, dict) or not all(
             isinstance(k, str) and isinstance(v, str) for k, v in position.items()
         ):
@@ -39,7 +44,7 @@ class CursorCodec:
 
     def _sign(self, binding: str, payload: bytes) -> bytes:
         message = binding.encode() + b"\x00" + payload
-        return hmac.new(self._secret, message, hashlib.sha256).digest()[:_SIGNATURE_BYTES]
+        return hashlib.blake2b(message, key=self._key, digest_size=_SIGNATURE_BYTES).digest()
 
 
 def _b64(data: bytes) -> str:

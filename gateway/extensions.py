@@ -15,7 +15,7 @@ from strawberry.types import ExecutionContext, ExecutionResult
 
 from gateway.context import Context
 from gateway.errors import GatewayError
-from gateway.limits import Estimate, InvalidVariables, Planner
+from gateway.limits import Estimate, InvalidVariables, Planner, Prepared
 
 log = logging.getLogger("gateway.errors")
 
@@ -71,11 +71,13 @@ class Limits(SchemaExtension):
     """Refuses, before any DynamoDB request, an operation too large or too costly; with explain, only plans it.
 
     Validation runs here, ahead of strawberry's own, because an error added after validation would not stop
-    execution; strawberry skips its validation when an extension has done it.
+    execution; strawberry skips its validation when an extension has done it. A document text seen before is
+    neither parsed nor validated again, and its estimate is reused when it takes no variables (``Prepared``).
     """
 
     def __init__(self) -> None:
         self._estimate: Estimate | None = None
+        self._prepared: Prepared | None = None
 
     def _planner(self) -> Planner | None:
         context = self.execution_context.context
@@ -87,6 +89,21 @@ class Limits(SchemaExtension):
             self.execution_context.parse_options["max_tokens"] = planner.budget.max_tokens
         yield
 
+    def on_parse(self) -> Iterator[None]:
+        planner, execution = self._planner(), self.execution_context
+        query = execution.query
+        # The documents a planner keeps were validated against its schema: they mean nothing under another one.
+        if planner is None or query is None or planner.schema is not execution.schema._schema:
+            yield
+            return
+        self._prepared = planner.prepared(query)
+        if self._prepared is not None:
+            # A document already set makes strawberry skip parsing.
+            execution.graphql_document = self._prepared.document
+        yield
+        if self._prepared is None and execution.graphql_document is not None:
+            self._prepared = planner.prepare(query, execution.graphql_document)
+
     def on_validate(self) -> Iterator[None]:
         planner, execution = self._planner(), self.execution_context
         if planner is not None and execution.graphql_document is not None:
@@ -95,7 +112,15 @@ class Limits(SchemaExtension):
             introspection = planner.budget.introspection
             if introspection == "off" or (introspection == "admin" and not context.guard.principal.admin):
                 rules = (*rules, NoSchemaIntrospectionCustomRule)
-            errors = validate_document(execution.schema._schema, execution.graphql_document, rules)
+            prepared = self._prepared
+            if prepared is not None and prepared.document is not execution.graphql_document:
+                prepared = None
+            if prepared is not None and rules in prepared.valid:
+                errors: list[GraphQLError] = []
+            else:
+                errors = validate_document(execution.schema._schema, execution.graphql_document, rules)
+                if prepared is not None and not errors:
+                    prepared.valid.add(rules)
             if not errors:
                 try:
                     self._estimate = planner.check(
@@ -103,6 +128,7 @@ class Limits(SchemaExtension):
                         execution.operation_name,
                         execution.variables,
                         enforce=not context.explain,
+                        prepared=prepared,
                     )
                 except GatewayError as error:
                     errors = [GraphQLError(error.message, original_error=error, extensions=error.extensions)]

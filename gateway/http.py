@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
 import strawberry
 from graphql import GraphQLError
 from starlette.requests import Request
@@ -268,9 +269,8 @@ def _body(result: ExecutionResult) -> dict[str, Any]:
 
 
 def _json(body: Any, status: int, media: str, headers: Mapping[str, str] | None = None) -> Response:
-    content = json.dumps(body, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
     return Response(
-        content,
+        _encode(body),
         status_code=status,
         headers={
             **(headers or {}),
@@ -279,6 +279,15 @@ def _json(body: Any, status: int, media: str, headers: Mapping[str, str] | None 
             "X-Content-Type-Options": "nosniff",
         },
     )
+
+
+def _encode(body: Any) -> bytes:
+    try:
+        # Several times faster than the standard library on a page of a hundred items.
+        return orjson.dumps(body)
+    except orjson.JSONEncodeError:
+        # What orjson refuses (integers past 64 bits, keys that are not strings) the standard library writes.
+        return json.dumps(body, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
 
 
 def _negotiate(accept: str | None) -> str:

@@ -17,6 +17,11 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 Ids = Mapping[str, str]
 
 
+def head(key: str) -> str:
+    """The text before the first separator, which keys of one template share unless it starts with an id."""
+    return key.partition(SEPARATOR)[0]
+
+
 def validate_id(value: str, argument: str) -> str:
     """Refuse an id that cannot be a key segment, before it reaches DynamoDB."""
     if not 0 < len(value) <= MAX_ID_LENGTH:
@@ -34,6 +39,7 @@ class KeyTemplate:
     fields: tuple[str, ...] = field(init=False)
     literal_prefix: str = field(init=False)
     _regex: re.Pattern[str] = field(init=False, repr=False, compare=False)
+    _format: str = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         fields = tuple(_PLACEHOLDER.findall(self.pattern))
@@ -47,20 +53,33 @@ class KeyTemplate:
             raise ValueError(f"key template {self.pattern!r}: text after a field must start with {SEPARATOR!r}")
         if SEPARATOR in "".join(fields):
             raise ValueError(f"key template {self.pattern!r}: field names may not contain {SEPARATOR!r}")
+        # A repeated field matches the text of its first occurrence, so it holds one value.
         regex = "".join(
-            re.escape(literal) + (f"(?P<{name}_{i}>[^{SEPARATOR}]+)" if i < len(fields) else "")
+            re.escape(literal)
+            + (f"(?P={name})" if name in fields[:i] else f"(?P<{name}>[^{SEPARATOR}]+)" if i < len(fields) else "")
             for i, (literal, name) in enumerate(zip(literals, [*fields, ""], strict=True))
         )
         object.__setattr__(self, "fields", fields)
         object.__setattr__(self, "literal_prefix", literals[0])
         object.__setattr__(self, "_regex", re.compile(regex))
+        # The pattern for str.format (literal braces doubled): keys are formatted for every item a request reads.
+        template = "".join(
+            literal.replace("{", "{{").replace("}", "}}") + ("{" + name + "}" if i < len(fields) else "")
+            for i, (literal, name) in enumerate(zip(literals, [*fields, ""], strict=True))
+        )
+        object.__setattr__(self, "_format", template)
 
     @property
     def is_constant(self) -> bool:
         return not self.fields
 
+    @property
+    def head(self) -> str | None:
+        """The ``head`` of every key of this shape; None when the template starts with an id."""
+        return head(self.literal_prefix) if self.literal_prefix else None
+
     def format(self, ids: Ids) -> str:
-        return _PLACEHOLDER.sub(lambda m: ids[m.group(1)], self.pattern)
+        return self._format.format_map(ids)
 
     def prefix(self, ids: Ids) -> str:
         """The key up to the first id not given: the argument of ``begins_with`` at that level."""
@@ -77,11 +96,4 @@ class KeyTemplate:
     def parse(self, value: str) -> dict[str, str] | None:
         """The ids in ``value``, or None when it does not have this template's shape."""
         match = self._regex.fullmatch(value)
-        if match is None:
-            return None
-        ids: dict[str, str] = {}
-        for i, name in enumerate(self.fields):
-            segment = match.group(f"{name}_{i}")
-            if ids.setdefault(name, segment) != segment:
-                return None
-        return ids
+        return None if match is None else match.groupdict()

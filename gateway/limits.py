@@ -16,11 +16,13 @@ mutation field counts as one write, the fields after it a round later (mutations
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from graphql import (
+    ASTValidationRule,
     DocumentNode,
     FieldNode,
     FragmentDefinitionNode,
@@ -36,6 +38,7 @@ from graphql import (
     GraphQLSchema,
     GraphQLSkipDirective,
     InlineFragmentNode,
+    OperationDefinitionNode,
     OperationType,
     SelectionSetNode,
     get_named_type,
@@ -56,6 +59,10 @@ _WRITE_NOTE = (
 )
 MAX_VISITS = 10_000
 """Fields visited with fragments expanded; a document past this is refused however shallow it is."""
+PREPARED_DOCUMENTS = 256
+"""Documents kept parsed, with what validation and the estimate found, per application: most recent first."""
+PREPARED_LENGTH = 16_384
+"""Longer document texts are prepared for each request anew rather than kept."""
 
 
 class CostLimit(GatewayError):
@@ -146,8 +153,23 @@ class Estimate:
         return {**self.summary(budget), "requests": [request.as_dict() for request in self.requests]}
 
 
+@dataclass
+class Prepared:
+    """A document text parsed once, with what holds for it whatever the variables: the validation rule sets it
+    passed, and the estimate of each of its operations that take no variables (by operation name)."""
+
+    document: DocumentNode
+    valid: set[tuple[type[ASTValidationRule], ...]]
+    estimates: dict[str | None, Estimate]
+
+
 class Planner:
-    """The estimator for one GraphQL schema over one model, built once per application."""
+    """The estimator for one GraphQL schema over one model, built once per application.
+
+    It keeps the documents it has seen prepared (``prepared``), so a client that sends the same operation again
+    does not pay for parsing, validation and planning again. The cache belongs to the planner, hence to one
+    schema: a document valid here is never taken for valid under another schema.
+    """
 
     def __init__(self, schema: GraphQLSchema, model: Model, budget: Budget) -> None:
         self.schema = schema
@@ -156,29 +178,50 @@ class Planner:
         self.entities = {entity.name: entity for entity in model.entities}
         self.collections = {collection.name: collection for collection in model.collections}
         self.links = {link.name: link.target for link in model.links}
+        self._prepared: OrderedDict[str, Prepared] = OrderedDict()
+
+    def prepared(self, query: str) -> Prepared | None:
+        """The document ``query`` as an earlier request prepared it, while it is kept."""
+        found = self._prepared.get(query)
+        if found is not None:
+            self._prepared.move_to_end(query)
+        return found
+
+    def prepare(self, query: str, document: DocumentNode) -> Prepared | None:
+        """Keep ``document``, parsed from ``query``, for the requests that send the same text; None when the text
+        is too long to keep."""
+        if len(query) > PREPARED_LENGTH:
+            return None
+        prepared = self._prepared[query] = Prepared(document, set(), {})
+        while len(self._prepared) > PREPARED_DOCUMENTS:
+            self._prepared.popitem(last=False)
+        return prepared
 
     def check(
-        self, document: DocumentNode, operation_name: str | None, variables: Mapping[str, Any] | None, *, enforce: bool
+        self,
+        document: DocumentNode,
+        operation_name: str | None,
+        variables: Mapping[str, Any] | None,
+        *,
+        enforce: bool,
+        prepared: Prepared | None = None,
     ) -> Estimate | None:
         """The estimate of the operation; raises CostLimit when it is refused.
 
         Raises InvalidVariables when the variables do not coerce; None when there is no such operation (execution
-        reports that, before any resolver runs).
+        reports that, before any resolver runs). With ``prepared`` (``document`` kept by ``prepare``), the
+        estimate of an operation without variables is made once and reused.
         """
-        fragments = {d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)}
         operation = get_operation_ast(document, operation_name)
         if operation is None:
             return None
-        _Shape(self.budget, fragments).measure(operation.selection_set, 0, frozenset())
-        coerced = get_variable_values(self.schema, operation.variable_definitions or (), dict(variables or {}))
-        if not isinstance(coerced, VariableValues):
-            raise InvalidVariables(coerced)
-        root = self.schema.get_root_type(operation.operation)
-        if root is None:
-            return None
-        walk = _Walk(self, fragments, coerced)
-        walk.root(root, operation.selection_set, serial=operation.operation == OperationType.MUTATION)
-        estimate = Estimate(tuple(walk.requests))
+        estimate = prepared.estimates.get(operation_name) if prepared is not None else None
+        if estimate is None:
+            estimate = self._estimate(document, operation, variables)
+            if estimate is None:
+                return None
+            if prepared is not None and not operation.variable_definitions:
+                prepared.estimates[operation_name] = estimate
         if enforce:
             for name, value, maximum in (
                 ("calls", estimate.calls, self.budget.max_calls),
@@ -191,6 +234,21 @@ class Planner:
                         estimate=estimate.summary(self.budget),
                     )
         return estimate
+
+    def _estimate(
+        self, document: DocumentNode, operation: OperationDefinitionNode, variables: Mapping[str, Any] | None
+    ) -> Estimate | None:
+        fragments = {d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)}
+        _Shape(self.budget, fragments).measure(operation.selection_set, 0, frozenset())
+        coerced = get_variable_values(self.schema, operation.variable_definitions or (), dict(variables or {}))
+        if not isinstance(coerced, VariableValues):
+            raise InvalidVariables(coerced)
+        root = self.schema.get_root_type(operation.operation)
+        if root is None:
+            return None
+        walk = _Walk(self, fragments, coerced)
+        walk.root(root, operation.selection_set, serial=operation.operation == OperationType.MUTATION)
+        return Estimate(tuple(walk.requests))
 
 
 class _Shape:
@@ -506,9 +564,12 @@ def _query(request: QueryRequest) -> dict[str, Any]:
     condition = f"{pk_name} = {pk_value}"
     if request.sort is not None:
         sk_name, operator, sk_value = request.sort
-        sort = (
-            f"begins_with({sk_name}, {sk_value})" if operator == "begins_with" else f"{sk_name} {operator} {sk_value}"
-        )
+        if operator == "begins_with":
+            sort = f"begins_with({sk_name}, {sk_value})"
+        elif operator == "between":
+            sort = f"{sk_name} BETWEEN {sk_value} AND {request.sort_end}"
+        else:
+            sort = f"{sk_name} {operator} {sk_value}"
         condition += f" AND {sort}"
     return {
         "index": request.index or "table",

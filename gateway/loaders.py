@@ -9,7 +9,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from aiodataloader import DataLoader
@@ -27,8 +27,12 @@ from gateway.store import Key, QueryRequest, Store
 
 log = logging.getLogger(__name__)
 
+_FOLLOW_UP = 100
+
 _ItemKey = tuple[str, str]
-_PageKey = tuple[str, tuple[tuple[str, str], ...], int, str | None]
+_PageKey = tuple[str, int, str | None]
+_Read = tuple[Item, tuple[Entity, dict[str, str]] | None]
+"""An item as read, with the entity and ids it was recognised as (None for an unknown shape)."""
 
 
 @dataclass(frozen=True)
@@ -66,6 +70,13 @@ class Reader:
         self._answered: dict[_ItemKey, int] = {}
         self._pages: dict[_PageKey, asyncio.Future[Page]] = {}
         self._prefetched: list[asyncio.Future[Item | None]] = []
+
+    def forget(self) -> None:
+        """Drop what this request has read so far: a write is about to change it."""
+        self._items.clear_all()
+        self._asked.clear()
+        self._answered.clear()
+        self._pages.clear()
 
     async def settle(self) -> None:
         """Wait for reads started ahead that nobody awaited (their parent was null): a request leaves nothing
@@ -143,39 +154,42 @@ class Reader:
     async def _read_page(self, collection: Collection, parent_ids: Ids, size: int, after: str | None) -> Page:
         start_key = self._decode_cursor(collection, parent_ids, after) if after is not None else None
         request = plan.members_query(self.model, collection, parent_ids, size, start_key)
-        items, _ = await self._query_members(collection, request, size)
-        return self._make_page(collection, parent_ids, items, size, current_round())
+        read, _ = await self._query_members(collection, request, size)
+        return self._make_page(collection, parent_ids, read, size, current_round())
 
     async def _query_members(
         self, collection: Collection, request: QueryRequest, size: int
-    ) -> tuple[list[Item], Key | None]:
-        """Members up to ``size + 1``; an item of unknown shape in the range is skipped and more are read."""
+    ) -> tuple[list[_Read], Key | None]:
+        """Members up to ``size + 1``, each item recognised once; an item of unknown shape in the range is skipped
+        and more are read."""
         result = await self.store.query(request, self.ledger)
-        items = result.items
-        while result.last_key is not None and self._count_members(collection, items) <= size:
-            missing = size + 1 - self._count_members(collection, items)
-            more = QueryRequest(
-                request.partition, request.sort, request.index, request.ascending, missing, result.last_key
-            )
+        read = self._recognise(result.items)
+        while result.last_key is not None and _count(collection.member, read) <= size:
+            # Items of other shapes sat among the members: read on in large steps, not one item at a time.
+            missing = size + 1 - _count(collection.member, read)
+            more = replace(request, limit=max(missing, _FOLLOW_UP), start_key=result.last_key)
             result = await self.store.query(more, self.ledger)
-            items = items + result.items
-        return items, result.last_key
+            read = read + self._recognise(result.items)
+        return read, result.last_key
 
-    def _count_members(self, collection: Collection, items: list[Item]) -> int:
-        return sum(1 for item in items if _is(self.model, collection.member, item))
+    def _recognise(self, items: list[Item]) -> list[_Read]:
+        recognise = self.model.recognise
+        return [(item, recognise(item)) for item in items]
 
-    def _make_page(self, collection: Collection, parent_ids: Ids, items: list[Item], size: int, round_: int) -> Page:
+    def _make_page(self, collection: Collection, parent_ids: Ids, read: list[_Read], size: int, round_: int) -> Page:
         binding = plan.binding(collection, parent_ids)
         fields = self.model.position_fields(collection)
+        table = self.model.index(None)
         members: list[Member] = []
-        for item in items:
-            ids = self.model.ids_of(collection.member, item)
+        for item, found in read:
+            ids = self.model.expected_ids(collection.member, item, found)
             if ids is None:
                 continue
             position = {name: item[name] for name in fields}
             members.append(Member(ids, item, self._codec.encode(binding, position)))
-            # A member read here is served again from the cache if a link points back at it.
-            self._prime(self._item_key(collection.member, ids), item, round_)
+            # A member read here is served again from the cache if a link points back at it. Its key is the
+            # one it was recognised by, so it is taken from the item rather than formatted again.
+            self._prime((item[table.pk], item[table.sk]), item, round_)
         return Page(members[:size], has_next=len(members) > size, round=round_)
 
     def _decode_cursor(self, collection: Collection, parent_ids: Ids, after: str) -> Key:
@@ -185,8 +199,7 @@ class Reader:
         return position
 
     def _page_key(self, collection: Collection, parent_ids: Ids, size: int, after: str | None) -> _PageKey:
-        partition_ids = collection.member.keys[collection.index].pk.fields
-        return collection.name, tuple((k, parent_ids[k]) for k in partition_ids), size, after
+        return plan.binding(collection, parent_ids), size, after
 
     # --- look-ahead -----------------------------------------------------------------------------------------
 
@@ -239,20 +252,24 @@ class Reader:
         page: asyncio.Future[Page] = _detach(loop.create_future())
         self._pages[self._page_key(collection, ids, size, None)] = page
         try:
-            items, _ = await self._query_members(collection, request, size)
+            read, _ = await self._query_members(collection, request, size)
         except BaseException as error:
             page.set_exception(error)
             raise
-        parent = items[0] if items and _is(self.model, entity, items[0]) else None
-        members = items[1:] if parent is not None else items
+        parent = read[0][0] if read and _is(entity, read[0]) else None
+        members = read[1:] if parent is not None else read
         page.set_result(self._make_page(collection, ids, members, size, current_round()))
         self._prime(self._item_key(entity, ids), parent, current_round())
         return self._visible(entity, parent)
 
 
-def _is(model: Model, entity: Entity, item: Item) -> bool:
-    found = model.recognise(item)
+def _is(entity: Entity, read: _Read) -> bool:
+    found = read[1]
     return found is not None and found[0] is entity
+
+
+def _count(entity: Entity, read: list[_Read]) -> int:
+    return sum(1 for one in read if _is(entity, one))
 
 
 def _detach(future: asyncio.Future[Any]) -> Any:

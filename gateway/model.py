@@ -10,9 +10,10 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
+from functools import cached_property
 from typing import Any, Literal
 
-from gateway.keys import Ids, KeyTemplate
+from gateway.keys import Ids, KeyTemplate, head
 
 log = logging.getLogger(__name__)
 
@@ -60,14 +61,15 @@ class Entity:
     def primary(self) -> KeyShape:
         return self.keys[None]
 
-    @property
+    # Cached: the guard and the reader ask for them for every item of a request.
+    @cached_property
     def id_fields(self) -> tuple[str, ...]:
         """The ids that identify one item: the fields of its table key, in order."""
         return tuple(dict.fromkeys((*self.primary.pk.fields, *self.primary.sk.fields)))
 
-    @property
-    def all_id_fields(self) -> set[str]:
-        return set().union(*(shape.fields for shape in self.keys.values()))
+    @cached_property
+    def all_id_fields(self) -> frozenset[str]:
+        return frozenset().union(*(shape.fields for shape in self.keys.values()))
 
 
 @dataclass(frozen=True)
@@ -95,6 +97,10 @@ class Link:
     target: Entity
 
 
+_Candidate = tuple[Entity, tuple[tuple[Index, KeyShape], ...]]
+"""An entity to try an item against, with the index keys that must agree with its table key."""
+
+
 @dataclass(frozen=True)
 class Model:
     table: str
@@ -104,15 +110,26 @@ class Model:
     links: tuple[Link, ...] = ()
     expires_attribute: str | None = None
     """The attribute (epoch seconds) by which DynamoDB's time to live removes short-lived items."""
+    _indexes: dict[str | None, Index] = field(init=False, repr=False, compare=False)
+    _by_head: dict[str, tuple[_Candidate, ...]] = field(init=False, repr=False, compare=False)
+    _headless: tuple[_Candidate, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         _validate(self)
+        indexes = {index.name: index for index in self.indexes}
+        candidates = [
+            (entity, tuple((indexes[name], shape) for name, shape in entity.keys.items() if name is not None))
+            for entity in self.entities
+        ]
+        # Recognising an item parses only the entities whose partition key can start like the item's.
+        heads = {entity.primary.pk.head for entity in self.entities} - {None}
+        by_head = {one: tuple(c for c in candidates if c[0].primary.pk.head in (one, None)) for one in heads}
+        object.__setattr__(self, "_indexes", indexes)
+        object.__setattr__(self, "_by_head", by_head)
+        object.__setattr__(self, "_headless", tuple(c for c in candidates if c[0].primary.pk.head is None))
 
     def index(self, name: str | None) -> Index:
-        for index in self.indexes:
-            if index.name == name:
-                return index
-        raise KeyError(name)
+        return self._indexes[name]
 
     def with_table(self, table: str) -> Model:
         return replace(self, table=table)
@@ -148,28 +165,32 @@ class Model:
 
     def recognise(self, item: Item) -> tuple[Entity, dict[str, str]] | None:
         """The entity an item belongs to and its ids, from its key shape alone; None for unknown shapes."""
-        table = self.index(None)
+        table = self._indexes[None]
         pk, sk = item.get(table.pk), item.get(table.sk)
         if not isinstance(pk, str) or not isinstance(sk, str):
             return None
-        for entity in self.entities:
+        for entity, secondary in self._by_head.get(head(pk), self._headless):
             ids = _parse_shape(entity.primary, pk, sk)
             if ids is None:
                 continue
-            for name, shape in entity.keys.items():
-                if name is None:
-                    continue
-                index = self.index(name)
+            for index, shape in secondary:
                 more = _parse_shape(shape, item.get(index.pk), item.get(index.sk))
-                if more is None or any(ids.get(k, v) != v for k, v in more.items()):
+                if more is None:
                     return None
-                ids.update(more)
+                for name, value in more.items():
+                    if ids.setdefault(name, value) != value:
+                        return None
             return entity, ids
         return None
 
     def ids_of(self, entity: Entity, item: Item) -> dict[str, str] | None:
         """The item's ids if it is an ``entity``; logs and returns None for any other shape."""
-        found = self.recognise(item)
+        return self.expected_ids(entity, item, self.recognise(item))
+
+    def expected_ids(
+        self, entity: Entity, item: Item, found: tuple[Entity, dict[str, str]] | None
+    ) -> dict[str, str] | None:
+        """``ids_of`` for an item already recognised as ``found``."""
         if found is None or found[0] is not entity:
             table = self.index(None)
             log.warning(
@@ -198,10 +219,17 @@ class Model:
 def _parse_shape(shape: KeyShape, pk: object, sk: object) -> dict[str, str] | None:
     if not isinstance(pk, str) or not isinstance(sk, str):
         return None
-    pk_ids, sk_ids = shape.pk.parse(pk), shape.sk.parse(sk)
-    if pk_ids is None or sk_ids is None or any(pk_ids.get(k, v) != v for k, v in sk_ids.items()):
+    # Written out rather than with any() and merges: this runs for every item read.
+    ids = shape.pk.parse(pk)
+    if ids is None:
         return None
-    return {**pk_ids, **sk_ids}
+    sk_ids = shape.sk.parse(sk)
+    if sk_ids is None:
+        return None
+    for name, value in sk_ids.items():
+        if ids.setdefault(name, value) != value:
+            return None
+    return ids
 
 
 def _overlaps(a: KeyTemplate, b: KeyTemplate) -> bool:

@@ -19,9 +19,13 @@ def page_size(first: int | None, default: int, maximum: int) -> int:
 
 
 def binding(collection: Collection, parent_ids: Ids) -> str:
-    """What a cursor is bound to: the field and the parent it paginates."""
-    partition = collection.member.keys[collection.index].pk.format(parent_ids)
-    return f"{collection.name}\x00{partition}"
+    """What a cursor is bound to: the field, and the range it paginates (a partition and a sort-key prefix).
+
+    With a composite sort key the prefix names a level of the hierarchy, so a cursor from one level is refused at
+    another, as it is in another partition.
+    """
+    shape = collection.member.keys[collection.index]
+    return f"{collection.name}\x00{shape.pk.format(parent_ids)}\x00{shape.sk.prefix(parent_ids)}"
 
 
 def members_query(
@@ -46,13 +50,23 @@ def parent_and_members_query(model: Model, collection: Collection, parent_ids: I
         raise ValueError(f"{collection.name}: the parent does not sort ahead of its members")
     index = model.index(collection.index)
     parent = collection.parent.keys[collection.index]
+    parent_sk = parent.sk.format(parent_ids)
+    members = collection.member.keys[collection.index].sk.prefix(parent_ids)
+    # Bounded on both sides, so items of other shapes beyond the members are never read.
+    low, high = (parent_sk, _after_prefix(members)) if collection.ascending else (members, parent_sk)
     return QueryRequest(
         partition=(index.pk, parent.pk.format(parent_ids)),
-        sort=(index.sk, ">=" if collection.ascending else "<=", parent.sk.format(parent_ids)),
+        sort=(index.sk, "between", low),
+        sort_end=high,
         index=collection.index,
         ascending=collection.ascending,
         limit=first + 2,
     )
+
+
+def _after_prefix(prefix: str) -> str:
+    """The least string above every string that starts with ``prefix``."""
+    return prefix[:-1] + chr(ord(prefix[-1]) + 1)
 
 
 MAX_BATCH_IDS = 1000

@@ -53,11 +53,13 @@ class QueryRequest:
 
     partition: tuple[str, str]
     sort: tuple[str, str, str] | None = None
-    """(attribute, operator, value) with operator one of ``begins_with``, ``<=``, ``>=``."""
+    """(attribute, operator, value) with operator one of ``begins_with``, ``<=``, ``>=``, ``between``."""
     index: str | None = None
     ascending: bool = True
     limit: int = 20
     start_key: Key | None = None
+    sort_end: str | None = None
+    """The upper bound, inclusive, of a ``between`` sort condition."""
 
     def params(self, table: str) -> dict[str, Any]:
         pk_name, pk_value = self.partition
@@ -68,7 +70,13 @@ class QueryRequest:
             sk_name, operator, sk_value = self.sort
             names["#sk"] = sk_name
             values[":sk"] = {"S": sk_value}
-            condition += " AND begins_with(#sk, :sk)" if operator == "begins_with" else f" AND #sk {operator} :sk"
+            if operator == "begins_with":
+                condition += " AND begins_with(#sk, :sk)"
+            elif operator == "between":
+                values[":sk_end"] = {"S": self.sort_end}
+                condition += " AND #sk BETWEEN :sk AND :sk_end"
+            else:
+                condition += f" AND #sk {operator} :sk"
         params: dict[str, Any] = {
             "TableName": table,
             "KeyConditionExpression": condition,
@@ -351,10 +359,17 @@ class Store:
         keys = {(k["AttributeName"], k["KeyType"]) for k in description.get("KeySchema", [])}
         if keys != {(table_index.pk, "HASH"), (table_index.sk, "RANGE")}:
             raise GatewayError(f"table {self.table!r} exists with another key schema: {sorted(keys)}")
-        existing = {gsi["IndexName"] for gsi in description.get("GlobalSecondaryIndexes", [])}
-        missing = [index.name for index in self.model.indexes if index.name and index.name not in existing]
-        if missing:
-            raise GatewayError(f"table {self.table!r} exists without the indexes {missing}")
+        existing = {
+            gsi["IndexName"]: {(k["AttributeName"], k["KeyType"]) for k in gsi.get("KeySchema", [])}
+            for gsi in description.get("GlobalSecondaryIndexes", [])
+        }
+        for index in self.model.indexes:
+            if index.name is None:
+                continue
+            if index.name not in existing:
+                raise GatewayError(f"table {self.table!r} exists without the index {index.name!r}")
+            if existing[index.name] != {(index.pk, "HASH"), (index.sk, "RANGE")}:
+                raise GatewayError(f"index {index.name!r} of table {self.table!r} has another key schema")
 
     async def put_items(self, items: Iterable[Item]) -> int:
         """Write items in batches of 25, retrying unprocessed ones; for seeding and maintenance."""

@@ -349,6 +349,8 @@ RawIds = Mapping[str, tuple[str, str]]
 
 
 def _writer(info: Info) -> Writer:
+    # Mutations run one after another: what an earlier one (or the request's reads) left cached is stale now.
+    info.context.reader.forget()
     return Writer(info.context.reader.store, WRITES, info.context.ledger, info.context.guard)
 
 

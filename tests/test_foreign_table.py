@@ -88,3 +88,26 @@ def test_links_and_edges_work_on_foreign_items(foreign: Gateway) -> None:
     edge = body["data"]["student"]["courses"]["edges"][0]
     assert edge["grade"] == "A"
     assert edge["node"] == {"title": "Chemistry", "credits": None}
+
+
+def test_items_of_other_shapes_around_the_members_cost_no_query_per_item(
+    endpoint: str, fresh_table: str, gateway_factory: Callable[..., Gateway]
+) -> None:
+    resource: Any = boto3.resource(
+        "dynamodb", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="x", aws_secret_access_key="x"
+    )
+    with resource.Table(fresh_table).batch_writer() as batch:
+        batch.put_item(Item={"PK": "ORG#big", "SK": "METADATA#big", "name": "Big"})
+        for n in range(3):
+            user = f"u{n}"
+            batch.put_item(
+                Item={"PK": "ORG#big", "SK": f"USER#{user}", "GSI1PK": f"ORG#big#USER#{user}", "GSI1SK": f"USER#{user}"}
+            )
+        for n in range(300):  # after the users, outside the range the combined Query reads
+            batch.put_item(Item={"PK": "ORG#big", "SK": f"VIEW#{n:04d}"})
+        for n in range(300):  # between the organization and its users: read, skipped, in large steps
+            batch.put_item(Item={"PK": "ORG#big", "SK": f"NOTE#{n:04d}"})
+    with gateway_factory(fresh_table) as gateway:
+        body = gateway.query('{ organization(name: "big") { users(first: 5) { nodes { username } } } }')
+    assert [u["username"] for u in body["data"]["organization"]["users"]["nodes"]] == ["u0", "u1", "u2"]
+    assert body["extensions"]["dynamodb"]["operations"]["Query"] <= 4

@@ -108,7 +108,7 @@ def test_explain_shows_each_fields_requests_without_running_them(gateway: Gatewa
         "round": 1,
         "items": 8,
         "index": "table",
-        "keyCondition": "PK = ORG#{orgName} AND SK >= METADATA#{orgName}",
+        "keyCondition": "PK = ORG#{orgName} AND SK BETWEEN METADATA#{orgName} AND USER$",
         "scanIndexForward": True,
         "limit": 8,
     }

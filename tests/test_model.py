@@ -10,7 +10,8 @@ from gateway.accounting import Ledger, reached
 from gateway.cursor import CursorCodec
 from gateway.errors import BadUserInput
 from gateway.keys import KeyTemplate, validate_id
-from gateway.model import Collection, Entity, Index, KeyShape, Link, Model
+from gateway.model import Collection, Entity, Index, KeyShape, Link, Model, attribute_values
+from gateway.plan import binding, members_query
 from schema.model import (
     COURSE,
     COURSE_STUDENTS,
@@ -62,6 +63,17 @@ def test_items_are_recognised_by_their_key_shape() -> None:
     assert MODEL.recognise({"PK": 1, "SK": "META"}) is None
 
 
+def test_a_key_shape_that_starts_with_an_id_is_recognised_whatever_its_first_segment() -> None:
+    named = Entity("Named", {None: KeyShape.of("A#{id}", "META")})
+    tenant_first = Entity("TenantFirst", {None: KeyShape.of("{tenant}#T#{id}", "PROFILE")})
+    model = Model("t", (TABLE,), (named, tenant_first))
+    assert model.recognise({"PK": "A#1", "SK": "META"}) == (named, {"id": "1"})
+    assert model.recognise({"PK": "A#T#1", "SK": "PROFILE"}) == (tenant_first, {"tenant": "A", "id": "1"})
+    assert model.recognise({"PK": "z#T#1", "SK": "PROFILE"}) == (tenant_first, {"tenant": "z", "id": "1"})
+    assert model.recognise({"PK": "z#T#1", "SK": "META"}) is None
+    assert KeyTemplate("T#{id}#{id}").format({"id": "1"}) == "T#1#1"
+
+
 def test_the_model_knows_which_parents_come_back_with_their_members() -> None:
     combined = {c.name for c in MODEL.collections if MODEL.parent_sorts_with_members(c)}
     assert combined == {ORGANIZATION_USERS.name, USER_TICKETS.name, STUDENT_COURSES.name}
@@ -96,9 +108,18 @@ def test_cursors_are_bound_to_their_field_and_secret() -> None:
     codec = CursorCodec("s1")
     cursor = codec.encode("Workspace.projects\x00WS#1", {"PK": "WS#1", "SK": "PROJ#2"})
     assert codec.decode("Workspace.projects\x00WS#1", cursor) == {"PK": "WS#1", "SK": "PROJ#2"}
-    for binding, secret in [("Workspace.projects\x00WS#2", "s1"), ("Workspace.projects\x00WS#1", "s2")]:
+    for bound, secret in [("Workspace.projects\x00WS#2", "s1"), ("Workspace.projects\x00WS#1", "s2")]:
         with pytest.raises(BadUserInput):
-            CursorCodec(secret).decode(binding, cursor)
+            CursorCodec(secret).decode(bound, cursor)
+
+
+def test_cursors_take_a_secret_of_any_length() -> None:
+    for secret in ["", "s" * 65, "é" * 500]:
+        codec = CursorCodec(secret)
+        cursor = codec.encode("Workspace.projects\x00WS#1", {"PK": "WS#1", "SK": "PROJ#2"})
+        assert codec.decode("Workspace.projects\x00WS#1", cursor) == {"PK": "WS#1", "SK": "PROJ#2"}
+        with pytest.raises(BadUserInput):
+            CursorCodec(secret + "x").decode("Workspace.projects\x00WS#1", cursor)
 
 
 async def test_rounds_follow_what_each_call_waited_for() -> None:
@@ -122,3 +143,50 @@ async def test_rounds_follow_what_each_call_waited_for() -> None:
         "operations": {"Query": 4, "BatchGetItem": 3},
         "consumedCapacity": 3.5,
     }
+
+
+# --- the one-to-many strategies of the design, each expressible in a model -----------------------------------
+
+CHAIN = Entity("Chain", {None: KeyShape.of("CHAIN#{chain}", "META")}, {"name": "S", "addresses": "L", "hq": "M"})
+STORE = Entity(
+    "Store",
+    {None: KeyShape.of("CHAIN#{chain}", "LOC#{state}#{city}#{storeId}")},
+    {"chainName": "S", "opened": "S"},
+)
+CHAIN_STORES = Collection("Chain.stores", CHAIN, STORE)
+RETAIL = Model("retail", (TABLE,), (CHAIN, STORE), (CHAIN_STORES,))
+
+
+def test_a_complex_attribute_is_served_from_the_parent_item() -> None:
+    item = {"PK": "CHAIN#c", "SK": "META", "name": "C", "addresses": [{"city": "Oslo"}], "hq": {"city": "Bergen"}}
+    assert attribute_values(CHAIN, item) == {"name": "C", "addresses": [{"city": "Oslo"}], "hq": {"city": "Bergen"}}
+
+
+def test_parent_data_duplicated_on_the_child_is_a_plain_attribute() -> None:
+    item = {"PK": "CHAIN#c", "SK": "LOC#CA#LA#s1", "chainName": "C", "opened": "2020"}
+    assert RETAIL.recognise(item) == (STORE, {"chain": "c", "state": "CA", "city": "LA", "storeId": "s1"})
+    assert attribute_values(STORE, item)["chainName"] == "C"
+
+
+def test_a_composite_sort_key_is_queried_at_any_level_and_cursors_stay_at_their_level() -> None:
+    prefixes = [
+        members_query(RETAIL, CHAIN_STORES, ids, 10).sort
+        for ids in ({"chain": "c"}, {"chain": "c", "state": "CA"}, {"chain": "c", "state": "CA", "city": "LA"})
+    ]
+    assert prefixes == [
+        ("SK", "begins_with", "LOC#"),
+        ("SK", "begins_with", "LOC#CA#"),
+        ("SK", "begins_with", "LOC#CA#LA#"),
+    ]
+    codec = CursorCodec("s")
+    california = binding(CHAIN_STORES, {"chain": "c", "state": "CA"})
+    cursor = codec.encode(california, {"PK": "CHAIN#c", "SK": "LOC#CA#LA#s1"})
+    assert codec.decode(california, cursor)
+    with pytest.raises(BadUserInput):
+        codec.decode(binding(CHAIN_STORES, {"chain": "c", "state": "NY"}), cursor)
+
+
+def test_the_item_collection_index_and_edge_strategies_are_declared_in_the_example_model() -> None:
+    assert ORGANIZATION_USERS.index is None  # composite primary key: one partition
+    assert USER_TICKETS.index == "GSI1"  # secondary index
+    assert STUDENT_COURSES.target is COURSE and COURSE_STUDENTS.index == "GSI1"  # edges and the inverted index

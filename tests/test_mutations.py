@@ -365,6 +365,17 @@ def new_pair(gateway: Gateway) -> tuple[str, str]:
     return student, course
 
 
+def test_each_mutation_of_a_document_reads_what_the_ones_before_it_wrote(writable: Gateway) -> None:
+    first, course = new_pair(writable)
+    second, _ = new_pair(writable)
+    selection = "... on Enrollment { course { enrolledCount } }"
+    body = writable.query(
+        f'mutation {{ a: enroll(input: {{studentId: "{first}", courseId: "{course}"}}) {{ {selection} }}'
+        f' b: enroll(input: {{studentId: "{second}", courseId: "{course}"}}) {{ {selection} }} }}'
+    )
+    assert body["data"] == {"a": {"course": {"enrolledCount": 1}}, "b": {"course": {"enrolledCount": 2}}}
+
+
 def test_enroll_writes_one_edge_with_its_inverted_keys_and_counts_both_sides(writable: Gateway, stored: Any) -> None:
     student, course = new_pair(writable)
     result, operations = mutate(

@@ -8,10 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import boto3
+import pytest
 
 from gateway.accounting import Ledger
 from gateway.config import Settings
-from gateway.errors import Unavailable
+from gateway.errors import GatewayError, Unavailable
 from gateway.store import QueryRequest, Store
 from schema.model import MODEL
 from tests.contract import BIG_NOTES, PROJECTS, STUDENTS, project_id, student_id
@@ -118,3 +119,26 @@ def test_the_store_scans_only_for_the_offline_recount_and_never_calls_partiql() 
     assert scanning == {"scan_pages"}
     users = {path.name for path in gateway.glob("*.py") if "scan_pages" in path.read_text()}
     assert users == {"store.py", "maintenance.py"}
+
+
+async def test_create_table_refuses_a_table_whose_index_has_other_keys(endpoint: str, dynamodb: Any) -> None:
+    table = f"other-{uuid.uuid4().hex[:8]}"
+    dynamodb.create_table(
+        TableName=table,
+        BillingMode="PAY_PER_REQUEST",
+        AttributeDefinitions=[{"AttributeName": a, "AttributeType": "S"} for a in ("PK", "SK", "GSI1PK")],
+        KeySchema=[{"AttributeName": "PK", "KeyType": "HASH"}, {"AttributeName": "SK", "KeyType": "RANGE"}],
+        GlobalSecondaryIndexes=[
+            {
+                "IndexName": "GSI1",
+                "KeySchema": [{"AttributeName": "GSI1PK", "KeyType": "HASH"}],
+                "Projection": {"ProjectionType": "ALL"},
+            }
+        ],
+    )
+    try:
+        async with Store.open(settings(endpoint, table), MODEL) as store:
+            with pytest.raises(GatewayError, match="another key schema"):
+                await store.create_table()
+    finally:
+        dynamodb.delete_table(TableName=table)
