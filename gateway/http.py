@@ -212,7 +212,7 @@ class GraphQLEndpoint:
             raise _Refused(415, "a POST body must be application/json in UTF-8", "UNSUPPORTED_MEDIA_TYPE")
         try:
             data = json.loads(await self._body(request))
-        except ValueError:
+        except (ValueError, RecursionError):  # nesting deeper than the parser's stack is bad JSON too
             raise _Refused(400, "the body is not valid JSON") from None
         if isinstance(data, list):
             if not 0 < len(data) <= self._settings.max_batch:
@@ -329,7 +329,7 @@ def _json_parameter(raw: str | None, name: str) -> Any:
         return None
     try:
         return json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):
         raise _Refused(400, f"{name} must be JSON") from None
 
 

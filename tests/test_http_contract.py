@@ -284,3 +284,13 @@ def test_only_documents_that_parse_and_fit_are_remembered() -> None:
         assert documents.resolve(text, apq(text, text)["extensions"], None) == text
         with pytest.raises(PersistedQueryNotFound):
             documents.resolve(None, apq(None, text)["extensions"], None)
+
+
+def test_json_nested_past_any_sensible_depth_is_a_bad_request_not_a_crash(gateway: Gateway) -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    posted = gateway.http.post("/graphql", content=deep, headers={"Content-Type": "application/json"})
+    assert posted.status_code == 400
+    assert posted.json()["errors"][0]["extensions"]["code"] == "BAD_REQUEST"
+    shallower = "[" * 5_000 + "]" * 5_000  # still past the parser, and fits in a URL
+    got = gateway.http.get("/graphql", params={"query": "{ __typename }", "variables": shallower})
+    assert got.status_code == 400
