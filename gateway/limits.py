@@ -274,6 +274,10 @@ class _Shape:
                             limit="aliases",
                             maximum=self._budget.max_aliases,
                         )
+                if selection.name.value.startswith("__"):
+                    # Introspection reads the schema, never DynamoDB, and its standard query nests deep (ofType);
+                    # the token limit still bounds its size.
+                    continue
                 if depth + 1 > self._budget.max_depth:
                     raise CostLimit(
                         f"the operation nests fields deeper than {self._budget.max_depth}",

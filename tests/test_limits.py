@@ -245,3 +245,11 @@ def test_explaining_a_mutation_writes_nothing(gateway: Gateway) -> None:
         ("createProject.workspace", "BatchGetItem", 2),
     ]
     assert not gateway.sent
+
+
+def test_the_standard_introspection_query_passes_the_limits(gateway: Gateway) -> None:
+    from graphql import get_introspection_query
+
+    body = gateway.http.post("/graphql", json={"query": get_introspection_query()}).json()
+    assert "errors" not in body, body.get("errors")
+    assert body["data"]["__schema"]["queryType"]["name"] == "Query"
