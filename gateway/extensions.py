@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -59,10 +60,15 @@ class ErrorPolicy(SchemaExtension):
         return error
 
 
+# graphql-core's wording when a variable's value cannot be coerced: bad input. Other messages about variables
+# ("is never used", "is not defined") come from validation of the document itself.
+_BAD_VARIABLE = re.compile(r"Variable '\$\w+' (has invalid value|got invalid value|of required type|of non-null type)")
+
+
 def _graphql_code(error: GraphQLError) -> str:
     if error.message.startswith("Syntax Error"):
         return "GRAPHQL_PARSE_FAILED"
-    if error.message.startswith("Variable "):
+    if _BAD_VARIABLE.match(error.message):
         return "BAD_USER_INPUT"
     return "GRAPHQL_VALIDATION_FAILED"
 

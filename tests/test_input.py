@@ -69,3 +69,7 @@ def test_graphql_errors_carry_a_code(gateway: Gateway) -> None:
         },
     ).json()
     assert variables["errors"][0]["extensions"]["code"] == "BAD_USER_INPUT"
+    missing = gateway.http.post("/graphql", json={"query": "query($id: ID!) { workspace(id: $id) { region } }"}).json()
+    assert missing["errors"][0]["extensions"]["code"] == "BAD_USER_INPUT"
+    unused = gateway.http.post("/graphql", json={"query": "query($x: Int) { __typename }"}).json()
+    assert unused["errors"][0]["extensions"]["code"] == "GRAPHQL_VALIDATION_FAILED"
