@@ -228,6 +228,7 @@ class Reader:
                     and after is None
                     and self.model.parent_sorts_with_members(collection)
                     and self.guard.permits_query(collection, ids)
+                    and self._valid_size(first)
                 ):
                     size = plan.page_size(first, self._settings.default_page_size, self._settings.max_page_size)
                     combined = collection, size
@@ -239,6 +240,10 @@ class Reader:
         if combined is None:
             return await self.get(entity, ids)
         return await self._parent_with_page(entity, ids, *combined)
+
+    def _valid_size(self, first: Any) -> bool:
+        # A page size out of range is reported by the connection field, at its own path; the parent still reads.
+        return first is None or (isinstance(first, int) and 1 <= first <= self._settings.max_page_size)
 
     def _start(self, collection: Collection, ids: Ids, first: Any, after: Any) -> None:
         # A bad argument or a forbidden partition is reported by the field's own resolver, at its own path.

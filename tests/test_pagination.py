@@ -154,3 +154,11 @@ def test_first_out_of_range_is_refused(gateway: Gateway, first: int) -> None:
     assert body["errors"][0]["extensions"] == {"code": "BAD_USER_INPUT", "argument": "first"}
     assert body["errors"][0]["path"] == ["workspace", "projects"]
     assert body["extensions"]["dynamodb"]["operations"].get("Query", 0) == 0
+
+
+def test_a_bad_page_size_on_a_combined_read_is_reported_at_the_connection(gateway: Gateway) -> None:
+    body = gateway.query('{ organization(name: "o1") { name users(first: 0) { nodes { username } } } }')
+    # The connection is non-null, so its error nulls the organization; the error names the field at fault.
+    assert body["data"] == {"organization": None}
+    assert body["errors"][0]["path"] == ["organization", "users"]
+    assert body["errors"][0]["extensions"] == {"code": "BAD_USER_INPUT", "argument": "first"}
