@@ -13,6 +13,7 @@ import random
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from importlib.metadata import version
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
@@ -123,6 +124,8 @@ class Store:
             max_pool_connections=settings.max_pool_connections,
             connect_timeout=5,
             read_timeout=10,
+            # A fixed User-Agent: botocore otherwise rebuilds its own twice per call, 0.1 ms of CPU each time.
+            user_agent=f"tablegraph aiobotocore/{version('aiobotocore')}",
         )
         # DynamoDB Local accepts any credentials but refuses requests without them.
         local = bool(settings.endpoint_url) and urlparse(settings.endpoint_url).hostname in _LOCAL_HOSTS
@@ -159,10 +162,14 @@ class Store:
         items: list[Item] = []
         request: dict[str, Any] = {self.table: {"Keys": [_wire_key(key) for key in keys]}}
         for attempt in range(UNPROCESSED_ATTEMPTS):
-            response = await self._call(
-                self._client.batch_get_item, RequestItems=request, ReturnConsumedCapacity="TOTAL"
+            response, answered = await self._send(
+                "BatchGetItem",
+                ledger,
+                round_ + attempt,
+                self._client.batch_get_item,
+                RequestItems=request,
+                ReturnConsumedCapacity="TOTAL",
             )
-            answered = ledger.record("BatchGetItem", _capacity(response.get("ConsumedCapacity")), round_ + attempt)
             items.extend(self._decode(raw) for raw in response.get("Responses", {}).get(self.table, []))
             request = response.get("UnprocessedKeys") or {}
             if not request:
@@ -179,8 +186,7 @@ class Store:
             params["Limit"] = request.limit - len(items)
             if start_key is not None:
                 params["ExclusiveStartKey"] = _wire_key(start_key)
-            response = await self._call(self._client.query, **params)
-            ledger.record("Query", _capacity(response.get("ConsumedCapacity")))
+            response, _ = await self._send("Query", ledger, None, self._client.query, **params)
             items.extend(self._decode(raw) for raw in response.get("Items", []))
             last = response.get("LastEvaluatedKey")
             start_key = {k: v["S"] for k, v in last.items()} if last else None
@@ -260,14 +266,16 @@ class Store:
 
     async def get_item(self, key: Key, ledger: Ledger) -> Item | None:
         """One item, strongly consistent: reading back what a write just did, never for serving reads."""
-        response = await self._call(
+        response, _ = await self._send(
+            "GetItem",
+            ledger,
+            None,
             self._client.get_item,
             TableName=self.table,
             Key=_wire_key(key),
             ConsistentRead=True,
             ReturnConsumedCapacity="TOTAL",
         )
-        ledger.record("GetItem", _capacity(response.get("ConsumedCapacity")))
         raw = response.get("Item")
         return self._decode(raw) if raw else None
 
@@ -278,8 +286,7 @@ class Store:
             params = {**request.params(self.table), "Limit": request.limit}
             if start_key is not None:
                 params["ExclusiveStartKey"] = _wire_key(start_key)
-            response = await self._call(self._client.query, **params)
-            ledger.record("Query", _capacity(response.get("ConsumedCapacity")))
+            response, _ = await self._send("Query", ledger, None, self._client.query, **params)
             items = [self._decode(raw) for raw in response.get("Items", [])]
             if items:
                 yield items
@@ -295,8 +302,7 @@ class Store:
             params: dict[str, Any] = {"TableName": self.table, "ReturnConsumedCapacity": "TOTAL"}
             if start is not None:
                 params["ExclusiveStartKey"] = start
-            response = await self._call(self._client.scan, **params)
-            ledger.record("Scan", _capacity(response.get("ConsumedCapacity")))
+            response, _ = await self._send("Scan", ledger, None, self._client.scan, **params)
             yield [_item(raw) for raw in response.get("Items", [])]
             start = response.get("LastEvaluatedKey")
             if not start:
@@ -393,6 +399,17 @@ class Store:
                 return len(items)
             await asyncio.sleep(_backoff(attempt))
         raise Throttled("DynamoDB kept returning unprocessed items; try again shortly")
+
+    async def _send(
+        self, operation: str, ledger: Ledger, round_: int | None, method: Any, **params: Any
+    ) -> tuple[Any, int]:
+        """One accounted call: counted whether DynamoDB answers or fails, with the round it was sent in."""
+        try:
+            response = await self._call(method, **params)
+        except GatewayError:
+            ledger.record(operation, 0.0, round_)
+            raise
+        return response, ledger.record(operation, _capacity(response.get("ConsumedCapacity")), round_)
 
     async def _call(self, method: Any, **params: Any) -> Any:
         try:

@@ -67,14 +67,16 @@ async def test_a_query_over_1_mb_is_followed_until_the_page_is_full(endpoint: st
 
 
 async def test_a_missing_table_is_unavailable_and_fails_the_health_check(endpoint: str) -> None:
+    ledger = Ledger()
     async with Store.open(settings(endpoint, "no-such-table"), MODEL) as store:
         assert await store.ping() is False
         try:
-            await store.query(QueryRequest(partition=("PK", "WS#x")), Ledger())
+            await store.query(QueryRequest(partition=("PK", "WS#x")), ledger)
         except Unavailable as error:
             assert error.extensions == {"code": "UNAVAILABLE"}
         else:
             raise AssertionError("a query on a missing table must fail")
+    assert ledger.summary()["operations"] == {"Query": 1}  # a call that failed was still made
 
 
 async def test_an_unreachable_endpoint_is_unavailable() -> None:
