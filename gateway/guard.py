@@ -20,7 +20,7 @@ from typing import Any
 from gateway.auth import Principal
 from gateway.errors import Forbidden
 from gateway.keys import Ids
-from gateway.model import Collection, Entity, KeyShape, Model
+from gateway.model import Collection, Entity, Model
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ class Guard:
         late = self._tenant_fields(entity.all_id_fields - set(entity.id_fields))
         if not late or self.principal.admin:
             return True
-        ids = _identify(self.model, item)
+        ids = self.model.recognise(item, partial=True)
         return ids is not None and all(name in ids[1] and self._granted(name, ids[1][name]) for name in late)
 
     def check_query(self, collection: Collection, parent_ids: Ids) -> None:
@@ -97,7 +97,7 @@ class Guard:
         if self.principal.admin:
             return
         for key in keys:
-            found = _identify(self.model, key)
+            found = self.model.recognise(key, partial=True)
             if found is None:
                 raise Forbidden("the write addresses an item of unknown shape")
             entity, ids = found
@@ -128,33 +128,3 @@ class Guard:
         if not self._granted(name, value):
             grant = self.tenancy.grants[name]
             raise Forbidden(f"not granted: this {name} is not among the caller's {grant}", grant=grant)
-
-
-def _identify(model: Model, key: Mapping[str, Any]) -> tuple[Entity, dict[str, str]] | None:
-    """The entity and ids of an item or key, from its table key and whichever index keys it carries."""
-    table = model.index(None)
-    for entity in model.entities:
-        ids = _ids(entity.primary, key.get(table.pk), key.get(table.sk))
-        if ids is None:
-            continue
-        for name, shape in entity.keys.items():
-            if name is None:
-                continue
-            index = model.index(name)
-            if index.pk not in key and index.sk not in key:
-                continue
-            more = _ids(shape, key.get(index.pk), key.get(index.sk))
-            if more is None or any(ids.get(k, v) != v for k, v in more.items()):
-                return None
-            ids.update(more)
-        return entity, ids
-    return None
-
-
-def _ids(shape: KeyShape, pk: object, sk: object) -> dict[str, str] | None:
-    if not isinstance(pk, str) or not isinstance(sk, str):
-        return None
-    pk_ids, sk_ids = shape.pk.parse(pk), shape.sk.parse(sk)
-    if pk_ids is None or sk_ids is None or any(pk_ids.get(k, v) != v for k, v in sk_ids.items()):
-        return None
-    return {**pk_ids, **sk_ids}

@@ -163,8 +163,12 @@ class Model:
 
     # --- recognising items --------------------------------------------------------------------------------
 
-    def recognise(self, item: Item) -> tuple[Entity, dict[str, str]] | None:
-        """The entity an item belongs to and its ids, from its key shape alone; None for unknown shapes."""
+    def recognise(self, item: Mapping[str, Any], partial: bool = False) -> tuple[Entity, dict[str, str]] | None:
+        """The entity an item belongs to and its ids, from its key shape alone; None for unknown shapes.
+
+        ``partial`` accepts a key that carries only some of the entity's index keys (what a write names): those
+        present must agree with the table key, the absent ones are not required.
+        """
         table = self._indexes[None]
         pk, sk = item.get(table.pk), item.get(table.sk)
         if not isinstance(pk, str) or not isinstance(sk, str):
@@ -174,6 +178,8 @@ class Model:
             if ids is None:
                 continue
             for index, shape in secondary:
+                if partial and index.pk not in item and index.sk not in item:
+                    continue
                 more = _parse_shape(shape, item.get(index.pk), item.get(index.sk))
                 if more is None:
                     return None
