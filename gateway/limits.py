@@ -50,6 +50,7 @@ from graphql.execution.values import VariableValues, get_argument_values, get_di
 from gateway import plan
 from gateway.config import Settings
 from gateway.errors import BadUserInput, GatewayError
+from gateway.lookahead import fragment_applies
 from gateway.model import Collection, Entity, Model
 from gateway.store import BATCH_GET_LIMIT, QueryRequest
 
@@ -499,13 +500,13 @@ class _Walk:
                 nodes.append(selection)
             elif isinstance(selection, InlineFragmentNode):
                 condition = selection.type_condition.name.value if selection.type_condition else None
-                if self._applies(condition, parent):
+                if fragment_applies(self._planner.schema, condition, parent):
                     nodes += self._field_nodes(parent, selection.selection_set, seen)
             elif isinstance(selection, FragmentSpreadNode):
                 fragment = self._fragments.get(selection.name.value)
                 if fragment is None or fragment.name.value in seen:
                     continue
-                if self._applies(fragment.type_condition.name.value, parent):
+                if fragment_applies(self._planner.schema, fragment.type_condition.name.value, parent):
                     nodes += self._field_nodes(parent, fragment.selection_set, seen | {fragment.name.value})
         return nodes
 
@@ -515,12 +516,6 @@ class _Walk:
             return False
         include = get_directive_values(GraphQLIncludeDirective, node, self._variables)
         return not (include and include.get("if") is False)
-
-    def _applies(self, condition: str | None, parent: GraphQLObjectType) -> bool:
-        if condition is None or condition == parent.name:
-            return True
-        condition_type = self._planner.schema.get_type(condition)
-        return is_abstract_type(condition_type) and self._planner.schema.is_sub_type(condition_type, parent)
 
     def _object_types(self, named: GraphQLNamedType) -> Sequence[GraphQLObjectType]:
         if isinstance(named, GraphQLObjectType):

@@ -13,15 +13,18 @@ from typing import Any
 
 from graphql import (
     FieldNode,
+    FragmentDefinitionNode,
     FragmentSpreadNode,
     GraphQLIncludeDirective,
     GraphQLObjectType,
     GraphQLResolveInfo,
+    GraphQLSchema,
     GraphQLSkipDirective,
     InlineFragmentNode,
     SelectionNode,
     SelectionSetNode,
     get_named_type,
+    is_abstract_type,
 )
 from graphql.execution.values import VariableValues, get_argument_values, get_directive_values
 
@@ -81,12 +84,12 @@ def _fields(
         if isinstance(selection, FieldNode):
             yield selection
         elif isinstance(selection, InlineFragmentNode):
-            if _applies(selection.type_condition.name.value if selection.type_condition else None, parent):
+            if fragment_applies(info.schema, _condition(selection), parent):
                 yield from _fields(info, parent, selection.selection_set, seen)
         elif isinstance(selection, FragmentSpreadNode):
             name = selection.name.value
             fragment = info.fragments.get(name)
-            if fragment is None or name in seen or not _applies(fragment.type_condition.name.value, parent):
+            if fragment is None or name in seen or not fragment_applies(info.schema, _condition(fragment), parent):
                 continue
             seen.add(name)
             yield from _fields(info, parent, fragment.selection_set, seen)
@@ -106,9 +109,13 @@ def _variables(info: GraphQLResolveInfo[Any]) -> VariableValues:
     return values if isinstance(values, VariableValues) else VariableValues({}, dict(values))
 
 
-def _applies(type_condition: str | None, parent: GraphQLObjectType) -> bool:
-    return (
-        type_condition is None
-        or type_condition == parent.name
-        or type_condition in {interface.name for interface in parent.interfaces}
-    )
+def _condition(node: InlineFragmentNode | FragmentDefinitionNode) -> str | None:
+    return node.type_condition.name.value if node.type_condition else None
+
+
+def fragment_applies(schema: GraphQLSchema, condition: str | None, parent: GraphQLObjectType) -> bool:
+    """Whether a fragment with this type condition selects fields on objects of type ``parent``."""
+    if condition is None or condition == parent.name:
+        return True
+    condition_type = schema.get_type(condition)
+    return is_abstract_type(condition_type) and schema.is_sub_type(condition_type, parent)

@@ -40,6 +40,10 @@ CANONICAL = {
 }
 
 OTHERS = {
+    "a connection inside a fragment on a union": (
+        '{ workspace(id: "ws-main") { ... on WorkspaceResult {'
+        " ... on Workspace { projects(first: 2) { nodes { id } } } } } }"
+    ),
     "batch then pages then targets": (
         '{ students(ids: ["stu-0001", "stu-0002"]) { courses(first: 3) { nodes { title } } } }'
     ),

@@ -78,3 +78,12 @@ def test_a_link_back_to_a_member_already_read_costs_nothing(gateway: Gateway) ->
     users = body["data"]["organization"]["users"]["nodes"]
     assert users[1]["tickets"]["nodes"] == [{"user": {"name": "User 2"}}]
     assert body["extensions"]["dynamodb"]["operations"] == {"Query": 4}
+
+
+def test_a_connection_in_a_fragment_on_a_union_is_started_with_its_parent(gateway: Gateway) -> None:
+    body = gateway.query(
+        '{ workspace(id: "ws-main") { ... on WorkspaceResult {'
+        " ... on Workspace { projects(first: 2) { nodes { id } } } } } }"
+    )
+    assert len(body["data"]["workspace"]["projects"]["nodes"]) == 2
+    assert cost(body) == (2, 1)
