@@ -1,4 +1,4 @@
-"""Work a request shares with others is done once: a document sent again is not parsed or validated again."""
+"""What a request costs the gateway: work it shares with other requests is done once, not per request."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import strawberry.schema.schema as strawberry_schema
 
 from gateway.app import EXPLAIN_HEADER
 from gateway.extensions import Accounting, ErrorPolicy, GatewaySchema, Limits
+from gateway.store import Store
 from tests.conftest import Gateway
 from tests.contract import student_id
 from tests.identity import Issuer
@@ -108,6 +109,17 @@ def test_a_document_valid_under_one_schema_is_not_taken_for_valid_under_another(
 
 def test_objects_built_at_start_up_are_left_out_of_garbage_collection_while_serving(fresh: Gateway) -> None:
     assert gc.get_freeze_count() > 0
+
+
+def test_dynamodb_requests_carry_the_gateways_fixed_user_agent(fresh: Gateway) -> None:
+    agents: list[bytes] = []
+    store: Store = fresh.app.state.store
+    store._client.meta.events.register(
+        "before-send.dynamodb", lambda request, **_: agents.append(request.headers["User-Agent"])
+    )
+    fresh.query(WORKSPACE)
+    assert len(agents) == 2
+    assert all(agent.startswith(b"tablegraph aiobotocore/") for agent in agents)
 
 
 def test_an_answer_holds_numbers_past_64_bits(gateway_factory: Callable[..., Gateway], contract_table: str) -> None:
