@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar, cast
 
 import strawberry
 
 from gateway.context import Context
 from gateway.keys import validate_id
 from gateway.loaders import Member, Page
-from gateway.model import attribute_values
+from gateway.model import Entity, attribute_values
 from gateway.plan import batch_ids
 from schema.model import (
     COURSE,
@@ -24,6 +25,14 @@ from schema.model import (
 from schema.relay import TOTAL_COUNT, VERSION, PageInfo, lookahead, page_info, total_count
 
 Info = strawberry.Info[Context, None]
+N = TypeVar("N")
+
+
+class _Unread:
+    """An edge's node that its connection did not read: its resolver reads it."""
+
+
+UNREAD = _Unread()
 
 
 @strawberry.type
@@ -54,7 +63,8 @@ class Student:
     @strawberry.field(description="Courses the student is enrolled in, in descending course id order.")
     async def courses(self, info: Info, first: int | None = None, after: str | None = None) -> EnrolledCourseConnection:
         page = await info.context.reader.page(STUDENT_COURSES, self.ids, first, after)
-        return EnrolledCourseConnection.of(page, self.ids)
+        courses = await _read_nodes(info, page, COURSE, Course.from_item)
+        return EnrolledCourseConnection.of(page, self.ids, courses)
 
 
 @strawberry.type
@@ -87,7 +97,8 @@ class Course:
         self, info: Info, first: int | None = None, after: str | None = None
     ) -> EnrolledStudentConnection:
         page = await info.context.reader.page(COURSE_STUDENTS, self.ids, first, after)
-        return EnrolledStudentConnection.of(page, self.ids)
+        students = await _read_nodes(info, page, STUDENT, Student.from_item)
+        return EnrolledStudentConnection.of(page, self.ids, students)
 
 
 @strawberry.type(description="An enrolment: the edge between a student and a course, with its own data.")
@@ -127,10 +138,14 @@ class EnrolledCourseEdge:
     enrolled_on: str | None
     version: int = strawberry.field(description="The enrolment's version, for updateEnrollment and drop.")
     ids: strawberry.Private[dict[str, str]]
+    course: strawberry.Private[Course | _Unread | None] = UNREAD
 
     @strawberry.field(description="The course; null if the enrolment points at a course that no longer exists.")
-    async def node(self, info: Info) -> Course | None:
-        return await _course(info, self.ids)
+    def node(self, info: Info) -> Course | None:
+        if isinstance(self.course, _Unread):
+            # Read one by one, batched, only where the connection did not see the field coming.
+            return cast("Course | None", _course(info, self.ids))
+        return self.course
 
 
 @strawberry.type
@@ -144,13 +159,19 @@ class EnrolledCourseConnection:
         return await total_count(info, COURSE_COUNT, self.student_ids)
 
     @strawberry.field
-    async def nodes(self, info: Info) -> list[Course | None]:
-        return list(await asyncio.gather(*(edge.node(info) for edge in self.edges)))
+    def nodes(self, info: Info) -> list[Course | None]:
+        return _nodes(info, [(edge.course, edge.ids) for edge in self.edges], _course)
 
     @classmethod
-    def of(cls, page: Page, student_ids: dict[str, str]) -> EnrolledCourseConnection:
+    def of(
+        cls, page: Page, student_ids: dict[str, str], courses: list[Course | None] | None
+    ) -> EnrolledCourseConnection:
+        found: list[Course | _Unread | None] = [UNREAD] * len(page.members) if courses is None else [*courses]
         return cls(
-            edges=[EnrolledCourseEdge(cursor=m.cursor, ids=m.ids, **_edge_data(m)) for m in page.members],
+            edges=[
+                EnrolledCourseEdge(cursor=m.cursor, ids=m.ids, course=course, **_edge_data(m))
+                for m, course in zip(page.members, found, strict=True)
+            ],
             page_info=page_info(page),
             student_ids=student_ids,
         )
@@ -163,10 +184,13 @@ class EnrolledStudentEdge:
     enrolled_on: str | None
     version: int = strawberry.field(description="The enrolment's version, for updateEnrollment and drop.")
     ids: strawberry.Private[dict[str, str]]
+    student: strawberry.Private[Student | _Unread | None] = UNREAD
 
     @strawberry.field(description="The student; null if the enrolment points at a student that no longer exists.")
-    async def node(self, info: Info) -> Student | None:
-        return await _student(info, self.ids)
+    def node(self, info: Info) -> Student | None:
+        if isinstance(self.student, _Unread):
+            return cast("Student | None", _student(info, self.ids))
+        return self.student
 
 
 @strawberry.type
@@ -180,16 +204,57 @@ class EnrolledStudentConnection:
         return await total_count(info, ENROLLED_COUNT, self.course_ids)
 
     @strawberry.field
-    async def nodes(self, info: Info) -> list[Student | None]:
-        return list(await asyncio.gather(*(edge.node(info) for edge in self.edges)))
+    def nodes(self, info: Info) -> list[Student | None]:
+        return _nodes(info, [(edge.student, edge.ids) for edge in self.edges], _student)
 
     @classmethod
-    def of(cls, page: Page, course_ids: dict[str, str]) -> EnrolledStudentConnection:
+    def of(
+        cls, page: Page, course_ids: dict[str, str], students: list[Student | None] | None
+    ) -> EnrolledStudentConnection:
+        found: list[Student | _Unread | None] = [UNREAD] * len(page.members) if students is None else [*students]
         return cls(
-            edges=[EnrolledStudentEdge(cursor=m.cursor, ids=m.ids, **_edge_data(m)) for m in page.members],
+            edges=[
+                EnrolledStudentEdge(cursor=m.cursor, ids=m.ids, student=student, **_edge_data(m))
+                for m, student in zip(page.members, found, strict=True)
+            ],
             page_info=page_info(page),
             course_ids=course_ids,
         )
+
+
+async def _read_nodes(
+    info: Info, page: Page, entity: Entity, build: Callable[[dict[str, str], dict[str, Any]], N]
+) -> list[N | None] | None:
+    """The nodes of a page's edges, read together when the query asks for them (``nodes`` or ``edges.node``).
+
+    One BatchGetItem either way; read here, the nodes are plain values to the edges rather than a hundred
+    resolvers each awaiting its own load (a quarter of the CPU of a 100-edge page). Without the fields in
+    sight (an unusual selection), the edges' resolvers read them.
+    """
+    selection = lookahead(info)
+    wanted = any(
+        field.name == "nodes" or (field.name == "edges" and any(child.name == "node" for child in field.children()))
+        for field in selection
+    )
+    if not wanted:
+        return None
+    items = await info.context.reader.get_many(entity, [member.ids for member in page.members])
+    return [build(m.ids, item) if item else None for m, item in zip(page.members, items, strict=True)]
+
+
+def _nodes(
+    info: Info,
+    edges: list[tuple[N | _Unread | None, dict[str, str]]],
+    read: Callable[[Info, dict[str, str]], Awaitable[N | None]],
+) -> list[N | None]:
+    """The nodes of a connection: as read with the page, or read now (an awaitable) when they were not."""
+    if not any(isinstance(node, _Unread) for node, _ in edges):
+        return cast("list[N | None]", [node for node, _ in edges])
+
+    async def each() -> list[N | None]:
+        return list(await asyncio.gather(*(read(info, ids) for _, ids in edges)))
+
+    return cast("list[N | None]", each())
 
 
 def _edge_data(member: Member) -> dict[str, Any]:
