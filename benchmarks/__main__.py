@@ -31,7 +31,12 @@ def _parser() -> argparse.ArgumentParser:
         default=defaults.sizes,
         help="table sizes in items, comma-separated; the baselines run on the first (default: 1000,100000,1000000)",
     )
-    parser.add_argument("--concurrency", type=int, default=defaults.concurrency, help="concurrent clients (default: 4)")
+    parser.add_argument(
+        "--concurrency",
+        type=_numbers,
+        default=defaults.concurrency,
+        help="concurrent clients, comma-separated levels, each measured (default: 1,4)",
+    )
     parser.add_argument(
         "--duration", type=float, default=defaults.duration, help="seconds per measurement (default: 5)"
     )

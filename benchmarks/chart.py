@@ -16,6 +16,8 @@ def save(results: Results, path: Path, title: str) -> None:
     operations = [op.number for op in OPERATIONS if op.number in results.config.operations]
     systems = [system for system in (FLOOR, GATEWAY, GATEWAY_STOCK, NAIVE) if system in results.systems()]
     sizes = results.config.sizes
+    # Latency without queueing behind other clients where it was measured: each system's own.
+    level = min(results.config.concurrency)
     panels = 3 if len(sizes) > 1 else 2
     # A bare Figure, not pyplot: no GUI backend and no global state, only a file is wanted.
     figure = Figure(figsize=(6 * panels, 4.8), layout="constrained")
@@ -23,14 +25,15 @@ def save(results: Results, path: Path, title: str) -> None:
     figure.suptitle(title, fontsize=10)
     width = 0.8 / len(systems)
     for i, system in enumerate(systems):
-        samples = [results.get(system, number) for number in operations]
+        samples = [results.get(system, number, concurrency=level) for number in operations]
         positions = [n + (i - (len(systems) - 1) / 2) * width for n in range(len(operations))]
         colour = _COLOURS[system]
         p50 = [sample.p50_ms if sample else 0.0 for sample in samples]
         cpu = [sample.cpu_ms if sample else 0.0 for sample in samples]
         axes[0].bar(positions, p50, width, label=system, color=colour)
         axes[1].bar(positions, cpu, width, label=system, color=colour)
-    for axis, label in ((axes[0], "p50 latency, ms (log)"), (axes[1], "CPU per request, ms (log)")):
+    clients = "1 client" if level == 1 else f"{level} clients"
+    for axis, label in ((axes[0], f"p50 latency, {clients}, ms (log)"), (axes[1], "CPU per request, ms (log)")):
         axis.set_yscale("log")
         axis.set_ylabel(label)
         axis.set_xticks(range(len(operations)), [f"#{number}" for number in operations])
@@ -38,13 +41,13 @@ def save(results: Results, path: Path, title: str) -> None:
         axis.legend(fontsize=8)
     if panels == 3:
         for number in operations:
-            found = [results.get(GATEWAY, number, size) for size in sizes]
+            found = [results.get(GATEWAY, number, size, level) for size in sizes]
             points = [(size, sample.p50_ms) for size, sample in zip(sizes, found, strict=True) if sample]
             axes[2].plot(*zip(*points, strict=True), marker="o", label=f"#{number}")
         axes[2].set_xscale("log")
         axes[2].set_yscale("log")
         axes[2].set_xlabel("items in the table")
-        axes[2].set_ylabel("gateway p50 latency, ms (log)")
+        axes[2].set_ylabel(f"gateway p50 latency, {clients}, ms (log)")
         axes[2].legend(fontsize=8, ncols=2)
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, dpi=110)

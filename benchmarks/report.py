@@ -41,14 +41,16 @@ def markdown(results: Results, machine_line: str | None = None) -> str:
     config = results.config
     operations = [op for op in OPERATIONS if op.number in config.operations]
     sizes = ", ".join(f"{size:,}" for size in config.sizes)
+    levels = " and ".join(str(level) for level in config.concurrency)
     lines = [
         f"Machine: {machine_line or machine()}.",
-        f"Load: {config.concurrency} concurrent clients, {config.duration:g} s per measurement after "
+        f"Load: {levels} concurrent clients, {config.duration:g} s per measurement after "
         f"{config.warmup:g} s of warm-up; gateway with {config.workers} worker(s), {config.decode} decode; "
         f"tables of {sizes} items.",
-        "",
-        _gateway_table(results, operations),
     ]
+    for level in config.concurrency:
+        clients = "1 client: each system's own latency" if level == 1 else f"{level} concurrent clients"
+        lines += ["", f"With {clients}:", "", _gateway_table(results, operations, level)]
     if config.baselines:
         lines += ["", _baseline_table(results, operations)]
     if len(config.sizes) > 1:
@@ -62,7 +64,7 @@ def markdown(results: Results, machine_line: str | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _gateway_table(results: Results, operations: list[Operation]) -> str:
+def _gateway_table(results: Results, operations: list[Operation], level: int) -> str:
     config = results.config
     smallest, largest = config.sizes[0], config.sizes[-1]
     header = ["#", "operation", "calls", "rounds", "p50 ms", "p99 ms", "req/s", "CPU ms/req"]
@@ -72,7 +74,7 @@ def _gateway_table(results: Results, operations: list[Operation]) -> str:
         header += [f"{_short(largest)} ÷ {_short(smallest)} items (p50)"]
     rows = []
     for op in operations:
-        sample = results.get(GATEWAY, op.number)
+        sample = results.get(GATEWAY, op.number, concurrency=level)
         if sample is None:
             continue
         row = [
@@ -87,26 +89,29 @@ def _gateway_table(results: Results, operations: list[Operation]) -> str:
         ]
         if config.baselines:
             row += [
-                _ratio(sample, results.get(FLOOR, op.number)),
-                _ratio(results.get(NAIVE, op.number), sample),
+                _ratio(sample, results.get(FLOOR, op.number, concurrency=level)),
+                _ratio(results.get(NAIVE, op.number, concurrency=level), sample),
             ]
         if len(config.sizes) > 1:
-            row += [_ratio(results.get(GATEWAY, op.number, largest), sample)]
+            row += [_ratio(results.get(GATEWAY, op.number, largest, level), sample)]
         rows.append(row)
     return _table(header, rows)
 
 
 def _baseline_table(results: Results, operations: list[Operation]) -> str:
-    header = ["#", "system", "calls", "rounds", "p50 ms", "p99 ms", "req/s", "CPU ms/req"]
+    header = ["#", "system", "clients", "calls", "rounds", "p50 ms", "p99 ms", "req/s", "CPU ms/req"]
     rows = []
     for op in operations:
         for system in (GATEWAY, GATEWAY_STOCK, FLOOR, NAIVE):
-            sample = results.get(system, op.number)
-            if sample is not None:
+            for level in results.config.concurrency:
+                sample = results.get(system, op.number, concurrency=level)
+                if sample is None:
+                    continue
                 rows.append(
                     [
                         str(op.number),
                         system,
+                        str(level),
                         str(sample.calls),
                         str(sample.rounds),
                         _ms(sample.p50_ms),
@@ -120,11 +125,12 @@ def _baseline_table(results: Results, operations: list[Operation]) -> str:
 
 def _size_table(results: Results, operations: list[Operation]) -> str:
     sizes = results.config.sizes
-    header = ["#", *(f"p50 ms, {_short(size)} items" for size in sizes)]
+    header = ["#", "clients", *(f"p50 ms, {_short(size)} items" for size in sizes)]
     rows = []
     for op in operations:
-        found = [results.get(GATEWAY, op.number, size) for size in sizes]
-        rows.append([str(op.number), *(_ms(sample.p50_ms) if sample else "" for sample in found)])
+        for level in results.config.concurrency:
+            found = [results.get(GATEWAY, op.number, size, level) for size in sizes]
+            rows.append([str(op.number), str(level), *(_ms(sample.p50_ms) if sample else "" for sample in found)])
     return _table(header, rows)
 
 

@@ -6,15 +6,14 @@ import asyncio
 import json
 import statistics
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import httpx
+from typing import Any, TypeVar
 
 from benchmarks import data, engine, floor, servers
+from benchmarks.client import Client
 from benchmarks.operations import OPERATIONS, Operation
 from gateway.accounting import Ledger
 from gateway.app import ACCOUNTING_HEADER
@@ -26,12 +25,15 @@ NAIVE = "N+1 strawberry"
 
 DECODES = ("fast", "stock", "both")
 
+T = TypeVar("T")
+
 
 @dataclass(frozen=True)
 class Config:
     sizes: tuple[int, ...] = (1_000, 100_000, 1_000_000)
     """Table sizes in items; the baselines run on the first, the gateway on all of them."""
-    concurrency: int = 4
+    concurrency: tuple[int, ...] = (1, 4)
+    """Concurrent clients, one measurement per level: 1 shows each system's own latency, more show it under load."""
     duration: float = 5.0
     """Seconds each (system, size, operation) is measured, after ``warmup`` seconds of the same load."""
     warmup: float = 1.0
@@ -56,6 +58,7 @@ class Sample:
     system: str
     size: int
     operation: int
+    concurrency: int
     calls: int
     rounds: int
     requests: int
@@ -77,10 +80,18 @@ class Results:
     load_seconds: dict[int, float] = field(default_factory=dict)
     """How long building each table took in this run (tables found complete are not listed)."""
 
-    def get(self, system: str, operation: int, size: int | None = None) -> Sample | None:
-        wanted = self.config.sizes[0] if size is None else size
+    def get(
+        self, system: str, operation: int, size: int | None = None, concurrency: int | None = None
+    ) -> Sample | None:
+        """A sample; the first table size and the highest concurrency unless told."""
+        wanted = (
+            system,
+            operation,
+            self.config.sizes[0] if size is None else size,
+            self.config.concurrency[-1] if concurrency is None else concurrency,
+        )
         for sample in self.samples:
-            if (sample.system, sample.operation, sample.size) == (system, operation, wanted):
+            if (sample.system, sample.operation, sample.size, sample.concurrency) == wanted:
                 return sample
         return None
 
@@ -97,38 +108,58 @@ def run(config: Config, progress: Callable[[str], None] = lambda _: None) -> Res
     """Measure every selected operation: the gateway on each table size, the baselines on the first."""
     if config.decode not in DECODES:
         raise ValueError(f"decode must be one of {DECODES}, not {config.decode!r}")
+    if not config.concurrency or min(config.concurrency) < 1:
+        raise ValueError(f"concurrency levels must be 1 or more, not {config.concurrency!r}")
     results = Results(config)
     operations = [op for op in OPERATIONS if op.number in config.operations]
     with engine.engine(config.endpoint_url, config.data_dir) as endpoint_url:
         for size in config.sizes:
             progress(f"table of {size:,} items")
-            loaded = asyncio.run(_ensure_table(endpoint_url, config.table(size), size))
+            loaded = _run(_ensure_table(endpoint_url, config.table(size), size))
             if loaded is not None:
                 progress(f"  built in {loaded:.1f} s")
                 results.load_seconds[size] = loaded
         # A fresh engine runs cold (its JIT, its caches): the first system measured would pay for that.
-        asyncio.run(_warm_engine(endpoint_url, config.table(config.sizes[0]), operations, config))
+        _run(_warm_engine(endpoint_url, config.table(config.sizes[0]), operations, config))
         for size in config.sizes:
             with ExitStack() as stack:
                 systems = dict(_start_servers(stack, config, endpoint_url, size, base=size == config.sizes[0]))
                 for server in systems.values():
                     server.wait_until_ready()
                 for operation in operations:
-                    answers: dict[str, Any] = {}
-                    for system, target in systems.items():
-                        sample, answers[system] = asyncio.run(_measure(system, target, operation, size, config))
-                        progress(
-                            f"  {size:>9,} #{operation.number} {system:<24} p50 {sample.p50_ms:7.2f} ms  "
-                            f"{sample.throughput:7.1f}/s  CPU {sample.cpu_ms:6.2f} ms"
-                        )
-                        results.samples.append(sample)
-                    _check_same_answers(operation, answers)
+                    for level in config.concurrency:
+                        answers: dict[str, Any] = {}
+                        for system, target in systems.items():
+                            sample, answers[system] = _run(_measure(system, target, operation, size, level, config))
+                            progress(_line(sample))
+                            results.samples.append(sample)
+                        _check_same_answers(operation, answers)
                 if config.baselines and size == config.sizes[0]:
                     for operation in operations:
-                        sample = asyncio.run(_measure_floor(operation, endpoint_url, config.table(size), size, config))
-                        progress(f"  {size:>9,} #{operation.number} {FLOOR:<24} p50 {sample.p50_ms:7.2f} ms")
-                        results.samples.append(sample)
+                        for level in config.concurrency:
+                            table = config.table(size)
+                            sample = _run(_measure_floor(operation, endpoint_url, table, size, level, config))
+                            progress(_line(sample))
+                            results.samples.append(sample)
     return results
+
+
+def _run(work: Coroutine[Any, Any, T]) -> T:
+    """Run on the event loop the gateway serves on (uvloop where installed), so the floor and the driver pay
+    what an application on that loop would."""
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.run(work)
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        return runner.run(work)
+
+
+def _line(sample: Sample) -> str:
+    return (
+        f"  {sample.size:>9,} #{sample.operation} {sample.system:<24} x{sample.concurrency:<3} "
+        f"p50 {sample.p50_ms:7.2f} ms  {sample.throughput:7.1f}/s  CPU {sample.cpu_ms:6.2f} ms"
+    )
 
 
 async def _ensure_table(endpoint_url: str, table: str, size: int) -> float | None:
@@ -168,41 +199,44 @@ def _check_same_answers(operation: Operation, answers: dict[str, Any]) -> None:
 
 
 async def _measure(
-    system: str, server: servers.Server, operation: Operation, size: int, config: Config
+    system: str, server: servers.Server, operation: Operation, size: int, concurrency: int, config: Config
 ) -> tuple[Sample, Any]:
     body = json.dumps({"query": operation.query, "variables": operation.variables}).encode()
-    headers = {"Content-Type": "application/json"}
-    limits = httpx.Limits(max_connections=config.concurrency, max_keepalive_connections=config.concurrency)
-    async with httpx.AsyncClient(base_url=server.url, limits=limits, timeout=60) as http:
-        checked = await http.post("/graphql", content=body, headers={**headers, ACCOUNTING_HEADER: "1"})
-        answer = _answer(system, operation, checked)
+    headers = {"Content-Type": "application/json", "Accept": "application/json"}
+    http = Client(server.url)
+    try:
+        answer = _answer(system, operation, *await http.post("/graphql", body, {**headers, ACCOUNTING_HEADER: "1"}))
         accounted = answer["extensions"]["dynamodb"]
 
         async def call() -> None:
-            response = await http.post("/graphql", content=body, headers=headers)
+            status, content = await http.post("/graphql", body, headers)
             # A cheap check: decoding every JSON answer would load the driver, which shares the machine.
-            if response.status_code != 200 or b'"errors"' in response.content:
-                _answer(system, operation, response)
+            if status != 200 or b'"errors"' in content:
+                _answer(system, operation, status, content)
 
-        await _drive(call, config.concurrency, config.warmup)
+        await _drive(call, concurrency, config.warmup)
         cpu = server.cpu_seconds()
-        latencies, seconds = await _drive(call, config.concurrency, config.duration)
+        latencies, seconds = await _drive(call, concurrency, config.duration)
         cpu = server.cpu_seconds() - cpu
-    sample = _sample(system, size, operation, accounted["calls"], accounted["rounds"], latencies, seconds, cpu)
+    finally:
+        await http.aclose()
+    calls, rounds = accounted["calls"], accounted["rounds"]
+    sample = _sample(system, size, operation, concurrency, calls, rounds, latencies, seconds, cpu)
     return sample, answer["data"]
 
 
-def _answer(system: str, operation: Operation, response: httpx.Response) -> dict[str, Any]:
-    answer: dict[str, Any] = response.json() if response.status_code == 200 else {}
-    if response.status_code != 200 or answer.get("errors") or not answer.get("data"):
-        raise RuntimeError(f"{system} failed operation #{operation.number}: {response.status_code} {response.text}")
+def _answer(system: str, operation: Operation, status: int, content: bytes) -> dict[str, Any]:
+    answer: dict[str, Any] = json.loads(content) if status == 200 else {}
+    if status != 200 or answer.get("errors") or not answer.get("data"):
+        text = content.decode(errors="replace")
+        raise RuntimeError(f"{system} failed operation #{operation.number}: {status} {text}")
     return answer
 
 
 async def _warm_engine(endpoint_url: str, table: str, operations: list[Operation], config: Config) -> None:
     async with engine.client(endpoint_url) as client:
         for operation in operations:
-            await _drive(_floor_call(operation, client, table), config.concurrency, config.warmup)
+            await _drive(_floor_call(operation, client, table), max(config.concurrency), config.warmup)
 
 
 def _floor_call(operation: Operation, client: Any, table: str) -> Callable[[], Awaitable[None]]:
@@ -214,18 +248,20 @@ def _floor_call(operation: Operation, client: Any, table: str) -> Callable[[], A
     return call
 
 
-async def _measure_floor(operation: Operation, endpoint_url: str, table: str, size: int, config: Config) -> Sample:
+async def _measure_floor(
+    operation: Operation, endpoint_url: str, table: str, size: int, concurrency: int, config: Config
+) -> Sample:
     plan = floor.PLANS[operation.number]
     async with engine.client(endpoint_url) as client:
         ledger = Ledger()
         await plan(floor.Floor(client, table, ledger))
         call = _floor_call(operation, client, table)
-        await _drive(call, config.concurrency, config.warmup)
+        await _drive(call, concurrency, config.warmup)
         # The floor runs in this process, alone while it is measured: this process's CPU time is the client's.
         cpu = time.process_time()
-        latencies, seconds = await _drive(call, config.concurrency, config.duration)
+        latencies, seconds = await _drive(call, concurrency, config.duration)
         cpu = time.process_time() - cpu
-    return _sample(FLOOR, size, operation, len(ledger.calls), ledger.rounds, latencies, seconds, cpu)
+    return _sample(FLOOR, size, operation, concurrency, len(ledger.calls), ledger.rounds, latencies, seconds, cpu)
 
 
 async def _drive(call: Callable[[], Awaitable[None]], concurrency: int, duration: float) -> tuple[list[float], float]:
@@ -248,6 +284,7 @@ def _sample(
     system: str,
     size: int,
     operation: Operation,
+    concurrency: int,
     calls: int,
     rounds: int,
     latencies: list[float],
@@ -259,6 +296,7 @@ def _sample(
         system=system,
         size=size,
         operation=operation.number,
+        concurrency=concurrency,
         calls=calls,
         rounds=rounds,
         requests=len(ordered),

@@ -5,19 +5,26 @@ No timing is asserted: only what the report must contain and what the baselines 
 
 from __future__ import annotations
 
+import asyncio
+import re
 import uuid
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from benchmarks import chart, data, report
+from benchmarks.client import Client, HttpError
 from benchmarks.operations import OPERATIONS
 from benchmarks.run import FLOOR, GATEWAY, NAIVE, Config, Results, run
 
 
-def _rows(markdown: str, header_start: str) -> list[dict[str, str]]:
-    """The rows of the first markdown table whose header starts with ``header_start``, by column name."""
+def _rows(markdown: str, header_start: str, after: str = "") -> list[dict[str, str]]:
+    """The rows of the first markdown table whose header starts with ``header_start`` (after the line ``after``),
+    by column name."""
     lines = markdown.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith(header_start))
+    begin = lines.index(after) if after else 0
+    start = next(i for i, line in enumerate(lines) if i > begin and line.startswith(header_start))
     names = [cell.strip() for cell in lines[start].strip("|").split("|")]
     rows = []
     for line in lines[start + 2 :]:
@@ -30,7 +37,7 @@ def _rows(markdown: str, header_start: str) -> list[dict[str, str]]:
 def _brief_run(endpoint: str, dynamodb: Any) -> Results:
     config = Config(
         sizes=(data.minimum_size(),),
-        concurrency=2,
+        concurrency=(1, 2),
         duration=0.1,
         warmup=0,
         decode="fast",
@@ -49,20 +56,59 @@ def test_benchmark_reports_each_canonical_operation_at_its_planned_cost(
     results = _brief_run(endpoint, dynamodb)
     text = report.markdown(results, machine_line="test machine")
 
-    rows = _rows(text, "| # | operation |")
-    assert [row["#"] for row in rows] == [str(op.number) for op in OPERATIONS]
-    for op, row in zip(OPERATIONS, rows, strict=True):
-        assert (row["calls"], row["rounds"]) == (str(op.calls), str(op.rounds)), op.name
-        assert row["gateway ÷ floor (p50)"].endswith("x")
-        assert row["N+1 ÷ gateway (p50)"].endswith("x")
+    # One table per concurrency level, each with every operation at its plan and the ratios of that level.
+    for heading in ("With 1 client: each system's own latency:", "With 2 concurrent clients:"):
+        rows = _rows(text, "| # | operation |", after=heading)
+        assert [row["#"] for row in rows] == [str(op.number) for op in OPERATIONS]
+        for op, row in zip(OPERATIONS, rows, strict=True):
+            assert (row["calls"], row["rounds"]) == (str(op.calls), str(op.rounds)), op.name
+            assert row["gateway ÷ floor (p50)"].endswith("x")
+            assert row["N+1 ÷ gateway (p50)"].endswith("x")
     for op in OPERATIONS:
-        gateway, floor, naive = (results.get(system, op.number) for system in (GATEWAY, FLOOR, NAIVE))
-        assert gateway and floor and naive
-        assert (floor.calls, floor.rounds) == (op.calls, op.rounds), op.name
-        if op.nested:
-            assert naive.calls > gateway.calls, op.name
-        assert gateway.requests > 0 and gateway.cpu_ms > 0
+        for level in (1, 2):
+            samples = [results.get(system, op.number, concurrency=level) for system in (GATEWAY, FLOOR, NAIVE)]
+            gateway, floor, naive = samples
+            assert gateway and floor and naive
+            assert {sample.concurrency for sample in samples} == {level}
+            assert (floor.calls, floor.rounds) == (op.calls, op.rounds), op.name
+            if op.nested:
+                assert naive.calls > gateway.calls, op.name
+            assert gateway.requests > 0 and gateway.cpu_ms > 0
 
     picture = tmp_path / "bench.png"
     chart.save(results, picture, "test")
     assert picture.read_bytes().startswith(b"\x89PNG")
+
+
+async def test_load_generator_client_reads_kept_alive_answers_and_refuses_what_it_cannot_read() -> None:
+    """The driver's own HTTP client: answers in order on one reused connection; no Content-Length is an error."""
+    answers = [
+        b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfirst",
+        b"HTTP/1.1 400 Bad Request\r\ncontent-length: 6\r\n\r\nsecond",
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+    ]
+    connections = 0
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal connections
+        connections += 1
+        for answer in answers:
+            head = await reader.readuntil(b"\r\n\r\n")
+            length = int(re.search(rb"Content-Length: (\d+)", head).group(1))  # type: ignore[union-attr]
+            assert await reader.readexactly(length) == b"{}"
+            writer.write(answer)
+        writer.close()
+
+    server = await asyncio.start_server(serve, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    http = Client(f"http://127.0.0.1:{port}")
+    try:
+        assert await http.post("/graphql", b"{}", {"Content-Type": "application/json"}) == (200, b"first")
+        assert await http.post("/graphql", b"{}", {}) == (400, b"second")
+        with pytest.raises(HttpError, match="without Content-Length"):
+            await http.post("/graphql", b"{}", {})
+        assert connections == 1
+    finally:
+        await http.aclose()
+        server.close()
+        await server.wait_closed()
