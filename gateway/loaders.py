@@ -10,6 +10,7 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Any
 
 from aiodataloader import DataLoader
@@ -39,7 +40,14 @@ _Read = tuple[Item, tuple[Entity, dict[str, str]] | None]
 class Member:
     ids: dict[str, str]
     item: Item
-    cursor: str
+    _codec: CursorCodec
+    _binding: str
+    _position: dict[str, str]
+
+    @cached_property
+    def cursor(self) -> str:
+        """Signed when asked for: most queries read a page's nodes and at most its end cursor."""
+        return self._codec.encode(self._binding, self._position)
 
 
 @dataclass(frozen=True)
@@ -186,7 +194,7 @@ class Reader:
             if ids is None:
                 continue
             position = {name: item[name] for name in fields}
-            members.append(Member(ids, item, self._codec.encode(binding, position)))
+            members.append(Member(ids, item, self._codec, binding, position))
             # A member read here is served again from the cache if a link points back at it. Its key is the
             # one it was recognised by, so it is taken from the item rather than formatted again.
             self._prime((item[table.pk], item[table.sk]), item, round_)

@@ -133,7 +133,12 @@ class Enrollment:
 
 @strawberry.type
 class EnrolledCourseEdge:
-    cursor: str
+    member: strawberry.Private[Member]
+
+    @strawberry.field
+    def cursor(self) -> str:
+        return self.member.cursor
+
     grade: str | None
     enrolled_on: str | None
     version: int = strawberry.field(description="The enrolment's version, for updateEnrollment and drop.")
@@ -169,7 +174,7 @@ class EnrolledCourseConnection:
         found: list[Course | _Unread | None] = [UNREAD] * len(page.members) if courses is None else [*courses]
         return cls(
             edges=[
-                EnrolledCourseEdge(cursor=m.cursor, ids=m.ids, course=course, **_edge_data(m))
+                EnrolledCourseEdge(member=m, ids=m.ids, course=course, **_edge_data(m))
                 for m, course in zip(page.members, found, strict=True)
             ],
             page_info=page_info(page),
@@ -179,7 +184,12 @@ class EnrolledCourseConnection:
 
 @strawberry.type
 class EnrolledStudentEdge:
-    cursor: str
+    member: strawberry.Private[Member]
+
+    @strawberry.field
+    def cursor(self) -> str:
+        return self.member.cursor
+
     grade: str | None
     enrolled_on: str | None
     version: int = strawberry.field(description="The enrolment's version, for updateEnrollment and drop.")
@@ -214,7 +224,7 @@ class EnrolledStudentConnection:
         found: list[Student | _Unread | None] = [UNREAD] * len(page.members) if students is None else [*students]
         return cls(
             edges=[
-                EnrolledStudentEdge(cursor=m.cursor, ids=m.ids, student=student, **_edge_data(m))
+                EnrolledStudentEdge(member=m, ids=m.ids, student=student, **_edge_data(m))
                 for m, student in zip(page.members, found, strict=True)
             ],
             page_info=page_info(page),

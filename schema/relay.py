@@ -7,7 +7,7 @@ from typing import Any, Generic, Self, TypeVar
 
 import strawberry
 
-from gateway.loaders import Page
+from gateway.loaders import Member, Page
 from gateway.lookahead import Selected, selected
 from gateway.model import attribute_values
 from gateway.writes import Counted
@@ -19,12 +19,21 @@ Info = strawberry.Info[Any, None]
 @strawberry.type
 class PageInfo:
     has_next_page: bool
-    end_cursor: str | None
+    page: strawberry.Private[Page]
+
+    @strawberry.field
+    def end_cursor(self) -> str | None:
+        return self.page.end_cursor
 
 
 @strawberry.type
 class Edge(Generic[Node]):
-    cursor: str
+    member: strawberry.Private[Member]
+
+    @strawberry.field
+    def cursor(self) -> str:
+        return self.member.cursor
+
     node: Node
 
 
@@ -40,7 +49,7 @@ class Connection(Generic[Node]):
     @classmethod
     def of(cls, page: Page, node: Callable[[dict[str, str], dict[str, Any]], Node]) -> Connection[Node]:
         return cls(
-            edges=[Edge(cursor=m.cursor, node=node(m.ids, m.item)) for m in page.members],
+            edges=[Edge(member=m, node=node(m.ids, m.item)) for m in page.members],
             page_info=page_info(page),
         )
 
@@ -75,7 +84,7 @@ class CountedConnection(Connection[Node]):
         parent_ids: dict[str, str],
     ) -> Self:
         return cls(
-            edges=[Edge(cursor=m.cursor, node=node(m.ids, m.item)) for m in page.members],
+            edges=[Edge(member=m, node=node(m.ids, m.item)) for m in page.members],
             page_info=page_info(page),
             counted=counted,
             parent_ids=parent_ids,
@@ -93,7 +102,7 @@ async def total_count(info: Info, counted: Counted, parent_ids: dict[str, str]) 
 
 
 def page_info(page: Page) -> PageInfo:
-    return PageInfo(has_next_page=page.has_next, end_cursor=page.end_cursor)
+    return PageInfo(has_next_page=page.has_next, page=page)
 
 
 def lookahead(info: Info) -> list[Selected]:

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from gateway.cursor import CursorCodec
 from tests.conftest import Gateway
 from tests.contract import COURSES, PROJECTS, STUDENTS, USERS, course_id, project_id, student_id, tickets_of, username
 
@@ -162,3 +163,29 @@ def test_a_bad_page_size_on_a_combined_read_is_reported_at_the_connection(gatewa
     assert body["data"] == {"organization": None}
     assert body["errors"][0]["path"] == ["organization", "users"]
     assert body["errors"][0]["extensions"] == {"code": "BAD_USER_INPUT", "argument": "first"}
+
+
+@pytest.mark.parametrize(
+    ("selection", "signed"),
+    [
+        ("nodes { id }", 0),
+        ("nodes { id } pageInfo { endCursor }", 1),
+        ("edges { cursor node { id } }", 10),
+    ],
+)
+def test_cursors_are_signed_only_when_asked_for(
+    gateway: Gateway, monkeypatch: pytest.MonkeyPatch, selection: str, signed: int
+) -> None:
+    """Signing a cursor per edge is work most queries (nodes, hasNextPage) never use."""
+    calls: list[str] = []
+    real = CursorCodec.encode
+
+    def spy(self: CursorCodec, binding: str, position: dict[str, str]) -> str:
+        calls.append(binding)
+        return real(self, binding, position)
+
+    monkeypatch.setattr(CursorCodec, "encode", spy)
+    body = gateway.query(f'{{ workspace(id: "ws-main") {{ projects(first: 10) {{ {selection} }} }} }}')
+    projects = body["data"]["workspace"]["projects"]
+    assert len(projects.get("nodes") or projects.get("edges")) == 10
+    assert len(calls) == signed
