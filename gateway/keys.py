@@ -75,8 +75,11 @@ class KeyTemplate:
 
     @property
     def head(self) -> str | None:
-        """The ``head`` of every key of this shape; None when the template starts with an id."""
-        return head(self.literal_prefix) if self.literal_prefix else None
+        """The ``head`` of every key of this shape; None when keys of this shape can have any head (the template
+        starts with an id, or its first id comes before the first separator)."""
+        if self.is_constant:
+            return head(self.pattern)
+        return head(self.literal_prefix) if SEPARATOR in self.literal_prefix else None
 
     def format(self, ids: Ids) -> str:
         return self._format.format_map(ids)

@@ -7,7 +7,7 @@ mistaken for each other, fails at start-up rather than at query time.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from functools import cached_property
@@ -111,8 +111,8 @@ class Model:
     expires_attribute: str | None = None
     """The attribute (epoch seconds) by which DynamoDB's time to live removes short-lived items."""
     _indexes: dict[str | None, Index] = field(init=False, repr=False, compare=False)
-    _by_head: dict[str, tuple[_Candidate, ...]] = field(init=False, repr=False, compare=False)
-    _headless: tuple[_Candidate, ...] = field(init=False, repr=False, compare=False)
+    _candidates: tuple[_Candidate, ...] = field(init=False, repr=False, compare=False)
+    _by_heads: dict[tuple[str, str], tuple[_Candidate, ...]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         _validate(self)
@@ -121,12 +121,14 @@ class Model:
             (entity, tuple((indexes[name], shape) for name, shape in entity.keys.items() if name is not None))
             for entity in self.entities
         ]
-        # Recognising an item parses only the entities whose partition key can start like the item's.
-        heads = {entity.primary.pk.head for entity in self.entities} - {None}
-        by_head = {one: tuple(c for c in candidates if c[0].primary.pk.head in (one, None)) for one in heads}
+        # Recognising an item parses only the entities whose partition and sort keys can start like the item's:
+        # in a partition of a parent and its members, each item is tried against its own entity alone.
+        pk_heads = {one for entity in self.entities if (one := entity.primary.pk.head) is not None}
+        sk_heads = {one for entity in self.entities if (one := entity.primary.sk.head) is not None}
+        by_heads = {(pk, sk): _candidates_for(candidates, pk, sk) for pk in pk_heads for sk in sk_heads}
         object.__setattr__(self, "_indexes", indexes)
-        object.__setattr__(self, "_by_head", by_head)
-        object.__setattr__(self, "_headless", tuple(c for c in candidates if c[0].primary.pk.head is None))
+        object.__setattr__(self, "_candidates", tuple(candidates))
+        object.__setattr__(self, "_by_heads", by_heads)
 
     def index(self, name: str | None) -> Index:
         return self._indexes[name]
@@ -173,7 +175,11 @@ class Model:
         pk, sk = item.get(table.pk), item.get(table.sk)
         if not isinstance(pk, str) or not isinstance(sk, str):
             return None
-        for entity, secondary in self._by_head.get(head(pk), self._headless):
+        heads = head(pk), head(sk)
+        found = self._by_heads.get(heads)
+        if found is None:  # a head no template has: only templates that start with an id can match
+            found = _candidates_for(self._candidates, *heads)
+        for entity, secondary in found:
             ids = _parse_shape(entity.primary, pk, sk)
             if ids is None:
                 continue
@@ -220,6 +226,15 @@ class Model:
         if parent_sk.startswith(member_prefix) or member_prefix.startswith(parent_sk):
             return False
         return (parent_sk < member_prefix) == collection.ascending
+
+
+def _candidates_for(candidates: Sequence[_Candidate], pk_head: str, sk_head: str) -> tuple[_Candidate, ...]:
+    """The entities whose keys can have these heads (a template that starts with an id can have any)."""
+    return tuple(
+        candidate
+        for candidate in candidates
+        if candidate[0].primary.pk.head in (pk_head, None) and candidate[0].primary.sk.head in (sk_head, None)
+    )
 
 
 def _parse_shape(shape: KeyShape, pk: object, sk: object) -> dict[str, str] | None:

@@ -74,6 +74,20 @@ def test_a_key_shape_that_starts_with_an_id_is_recognised_whatever_its_first_seg
     assert KeyTemplate("T#{id}#{id}").format({"id": "1"}) == "T#1#1"
 
 
+def test_items_are_recognised_whatever_their_sort_key_starts_with() -> None:
+    """Candidates are chosen by the heads of both keys: sort keys that start with an id, or are constants with a
+    separator, are still recognised, and a parent and its members in one partition each find their own entity."""
+    parent = Entity("Parent", {None: KeyShape.of("P#{id}", "META#DATA")})
+    member = Entity("Member", {None: KeyShape.of("P#{id}", "M#{member}")})
+    versioned = Entity("Versioned", {None: KeyShape.of("V#{id}", "{version}#V")})
+    model = Model("t", (TABLE,), (parent, member, versioned))
+    assert model.recognise({"PK": "P#1", "SK": "META#DATA"}) == (parent, {"id": "1"})
+    assert model.recognise({"PK": "P#1", "SK": "M#a"}) == (member, {"id": "1", "member": "a"})
+    assert model.recognise({"PK": "V#1", "SK": "7#V"}) == (versioned, {"id": "1", "version": "7"})
+    assert model.recognise({"PK": "P#1", "SK": "META#OTHER"}) is None
+    assert model.recognise({"PK": "P#1", "SK": "X#a"}) is None
+
+
 def test_the_model_knows_which_parents_come_back_with_their_members() -> None:
     combined = {c.name for c in MODEL.collections if MODEL.parent_sorts_with_members(c)}
     assert combined == {ORGANIZATION_USERS.name, USER_TICKETS.name, STUDENT_COURSES.name}
