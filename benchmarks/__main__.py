@@ -38,9 +38,20 @@ def _parser() -> argparse.ArgumentParser:
         help="concurrent clients, comma-separated levels, each measured (default: 1,4)",
     )
     parser.add_argument(
-        "--duration", type=float, default=defaults.duration, help="seconds per measurement (default: 5)"
+        "--duration",
+        type=float,
+        default=defaults.duration,
+        help=f"seconds per measurement, in each round (default: {defaults.duration:g})",
     )
-    parser.add_argument("--warmup", type=float, default=defaults.warmup, help="seconds of warm-up before each (1)")
+    parser.add_argument(
+        "--warmup", type=float, default=defaults.warmup, help=f"seconds of warm-up before each ({defaults.warmup:g})"
+    )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=defaults.rounds,
+        help=f"rounds in which the systems take turns on each operation (default: {defaults.rounds})",
+    )
     parser.add_argument("--workers", type=int, default=defaults.workers, help="gateway worker processes (default: 1)")
     parser.add_argument(
         "--decode",
@@ -79,6 +90,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         concurrency=args.concurrency,
         duration=args.duration,
         warmup=args.warmup,
+        rounds=args.rounds,
         workers=args.workers,
         decode=args.decode,
         baselines=args.baselines,

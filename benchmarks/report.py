@@ -44,9 +44,9 @@ def markdown(results: Results, machine_line: str | None = None) -> str:
     levels = " and ".join(str(level) for level in config.concurrency)
     lines = [
         f"Machine: {machine_line or machine()}.",
-        f"Load: {levels} concurrent clients, {config.duration:g} s per measurement after "
-        f"{config.warmup:g} s of warm-up; gateway with {config.workers} worker(s), {config.decode} decode; "
-        f"tables of {sizes} items.",
+        f"Load: {levels} concurrent clients; the systems take turns on each operation, {config.rounds} round(s) "
+        f"of {config.duration:g} s each after {config.warmup:g} s of warm-up; gateway with {config.workers} "
+        f"worker(s), {config.decode} decode; tables of {sizes} items.",
     ]
     for level in config.concurrency:
         clients = "1 client: each system's own latency" if level == 1 else f"{level} concurrent clients"

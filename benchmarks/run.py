@@ -34,9 +34,13 @@ class Config:
     """Table sizes in items; the baselines run on the first, the gateway on all of them."""
     concurrency: tuple[int, ...] = (1, 4)
     """Concurrent clients, one measurement per level: 1 shows each system's own latency, more show it under load."""
-    duration: float = 5.0
-    """Seconds each (system, size, operation) is measured, after ``warmup`` seconds of the same load."""
-    warmup: float = 1.0
+    duration: float = 2.0
+    """Seconds each (system, size, operation, level) is measured per round, after ``warmup`` seconds of the same
+    load."""
+    warmup: float = 0.5
+    rounds: int = 3
+    """Systems take turns, a round each, so that a slow spell of a shared machine falls on all of them; a sample
+    pools the latencies of its rounds."""
     workers: int = 1
     decode: str = "both"
     """``fast`` or ``stock``: how the gateway decodes DynamoDB responses; ``both`` measures the stock one too."""
@@ -110,6 +114,8 @@ def run(config: Config, progress: Callable[[str], None] = lambda _: None) -> Res
         raise ValueError(f"decode must be one of {DECODES}, not {config.decode!r}")
     if not config.concurrency or min(config.concurrency) < 1:
         raise ValueError(f"concurrency levels must be 1 or more, not {config.concurrency!r}")
+    if config.rounds < 1:
+        raise ValueError(f"rounds must be 1 or more, not {config.rounds!r}")
     results = Results(config)
     operations = [op for op in OPERATIONS if op.number in config.operations]
     with engine.engine(config.endpoint_url, config.data_dir) as endpoint_url:
@@ -123,24 +129,15 @@ def run(config: Config, progress: Callable[[str], None] = lambda _: None) -> Res
         _run(_warm_engine(endpoint_url, config.table(config.sizes[0]), operations, config))
         for size in config.sizes:
             with ExitStack() as stack:
-                systems = dict(_start_servers(stack, config, endpoint_url, size, base=size == config.sizes[0]))
+                base = size == config.sizes[0]
+                systems = dict(_start_servers(stack, config, endpoint_url, size, base=base))
                 for server in systems.values():
                     server.wait_until_ready()
                 for operation in operations:
-                    for level in config.concurrency:
-                        answers: dict[str, Any] = {}
-                        for system, target in systems.items():
-                            sample, answers[system] = _run(_measure(system, target, operation, size, level, config))
-                            progress(_line(sample))
-                            results.samples.append(sample)
-                        _check_same_answers(operation, answers)
-                if config.baselines and size == config.sizes[0]:
-                    for operation in operations:
-                        for level in config.concurrency:
-                            table = config.table(size)
-                            sample = _run(_measure_floor(operation, endpoint_url, table, size, level, config))
-                            progress(_line(sample))
-                            results.samples.append(sample)
+                    samples = _run(_measure(config, endpoint_url, size, operation, systems, floor=base))
+                    for sample in samples:
+                        progress(_line(sample))
+                    results.samples += samples
     return results
 
 
@@ -198,39 +195,113 @@ def _check_same_answers(operation: Operation, answers: dict[str, Any]) -> None:
             raise RuntimeError(f"{system} answers operation #{operation.number} differently from the gateway")
 
 
-async def _measure(
-    system: str, server: servers.Server, operation: Operation, size: int, concurrency: int, config: Config
-) -> tuple[Sample, Any]:
-    body = json.dumps({"query": operation.query, "variables": operation.variables}).encode()
-    headers = {"Content-Type": "application/json", "Accept": "application/json"}
-    http = Client(server.url)
-    try:
-        answer = _answer(system, operation, *await http.post("/graphql", body, {**headers, ACCOUNTING_HEADER: "1"}))
+@dataclass(frozen=True)
+class _Part:
+    """One round of one system under load."""
+
+    latencies: list[float]
+    seconds: float
+    cpu: float
+
+
+class _Served:
+    """A server under test: asked the operation over HTTP; its process's CPU time is its cost."""
+
+    def __init__(self, name: str, server: servers.Server, operation: Operation) -> None:
+        self.name, self.calls, self.rounds = name, 0, 0
+        self._server, self._operation = server, operation
+        self._http = Client(server.url)
+        self._body = json.dumps({"query": operation.query, "variables": operation.variables}).encode()
+        self._headers = {"Content-Type": "application/json", "Accept": "application/json"}
+
+    async def prepare(self) -> Any:
+        """The answer's data, with the calls and rounds it took from the accounting extension."""
+        status, content = await self._http.post("/graphql", self._body, {**self._headers, ACCOUNTING_HEADER: "1"})
+        answer = self._answer(status, content)
         accounted = answer["extensions"]["dynamodb"]
+        self.calls, self.rounds = accounted["calls"], accounted["rounds"]
+        return answer["data"]
 
-        async def call() -> None:
-            status, content = await http.post("/graphql", body, headers)
-            # A cheap check: decoding every JSON answer would load the driver, which shares the machine.
-            if status != 200 or b'"errors"' in content:
-                _answer(system, operation, status, content)
+    async def measure(self, concurrency: int, config: Config) -> _Part:
+        await _drive(self._call, concurrency, config.warmup)
+        cpu = self._server.cpu_seconds()
+        latencies, seconds = await _drive(self._call, concurrency, config.duration)
+        return _Part(latencies, seconds, self._server.cpu_seconds() - cpu)
 
-        await _drive(call, concurrency, config.warmup)
-        cpu = server.cpu_seconds()
-        latencies, seconds = await _drive(call, concurrency, config.duration)
-        cpu = server.cpu_seconds() - cpu
-    finally:
-        await http.aclose()
-    calls, rounds = accounted["calls"], accounted["rounds"]
-    sample = _sample(system, size, operation, concurrency, calls, rounds, latencies, seconds, cpu)
-    return sample, answer["data"]
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def _call(self) -> None:
+        status, content = await self._http.post("/graphql", self._body, self._headers)
+        # A cheap check: decoding every JSON answer would load the driver, which shares the machine.
+        if status != 200 or b'"errors"' in content:
+            self._answer(status, content)
+
+    def _answer(self, status: int, content: bytes) -> dict[str, Any]:
+        answer: dict[str, Any] = json.loads(content) if status == 200 else {}
+        if status != 200 or answer.get("errors") or not answer.get("data"):
+            text = content.decode(errors="replace")
+            raise RuntimeError(f"{self.name} failed operation #{self._operation.number}: {status} {text}")
+        return answer
 
 
-def _answer(system: str, operation: Operation, status: int, content: bytes) -> dict[str, Any]:
-    answer: dict[str, Any] = json.loads(content) if status == 200 else {}
-    if status != 200 or answer.get("errors") or not answer.get("data"):
-        text = content.decode(errors="replace")
-        raise RuntimeError(f"{system} failed operation #{operation.number}: {status} {text}")
-    return answer
+class _Floor:
+    """The operation's plan made with aioboto3 in this process, alone while it is measured: this process's CPU
+    time is the client's."""
+
+    name = FLOOR
+
+    def __init__(self, client: Any, table: str, operation: Operation) -> None:
+        self.calls, self.rounds = 0, 0
+        self._call = _floor_call(operation, client, table)
+        self._plan, self._client, self._table = floor.PLANS[operation.number], client, table
+
+    async def prepare(self) -> Any:
+        ledger = Ledger()
+        await self._plan(floor.Floor(self._client, self._table, ledger))
+        self.calls, self.rounds = len(ledger.calls), ledger.rounds
+        return None
+
+    async def measure(self, concurrency: int, config: Config) -> _Part:
+        await _drive(self._call, concurrency, config.warmup)
+        cpu = time.process_time()
+        latencies, seconds = await _drive(self._call, concurrency, config.duration)
+        return _Part(latencies, seconds, time.process_time() - cpu)
+
+    async def aclose(self) -> None:
+        pass
+
+
+async def _measure(
+    config: Config,
+    endpoint_url: str,
+    size: int,
+    operation: Operation,
+    systems: dict[str, servers.Server],
+    *,
+    floor: bool,
+) -> list[Sample]:
+    """Every system on one operation, at each concurrency level, taking turns round after round."""
+    async with engine.client(endpoint_url) as client:
+        contenders: list[_Served | _Floor] = [_Served(name, server, operation) for name, server in systems.items()]
+        if floor and config.baselines:
+            contenders.append(_Floor(client, config.table(size), operation))
+        try:
+            answers = {one.name: await one.prepare() for one in contenders}
+            _check_same_answers(operation, {name: data for name, data in answers.items() if name != FLOOR})
+            samples = []
+            for level in config.concurrency:
+                parts: dict[str, list[_Part]] = {one.name: [] for one in contenders}
+                for round_ in range(config.rounds):
+                    # Each round starts with another system, so none is always measured first.
+                    turn = round_ % len(contenders)
+                    for one in contenders[turn:] + contenders[:turn]:
+                        parts[one.name].append(await one.measure(level, config))
+                samples += [_sample(one, size, operation, level, parts[one.name]) for one in contenders]
+            return samples
+        finally:
+            for one in contenders:
+                await one.aclose()
 
 
 async def _warm_engine(endpoint_url: str, table: str, operations: list[Operation], config: Config) -> None:
@@ -246,22 +317,6 @@ def _floor_call(operation: Operation, client: Any, table: str) -> Callable[[], A
         await plan(floor.Floor(client, table, Ledger()))
 
     return call
-
-
-async def _measure_floor(
-    operation: Operation, endpoint_url: str, table: str, size: int, concurrency: int, config: Config
-) -> Sample:
-    plan = floor.PLANS[operation.number]
-    async with engine.client(endpoint_url) as client:
-        ledger = Ledger()
-        await plan(floor.Floor(client, table, ledger))
-        call = _floor_call(operation, client, table)
-        await _drive(call, concurrency, config.warmup)
-        # The floor runs in this process, alone while it is measured: this process's CPU time is the client's.
-        cpu = time.process_time()
-        latencies, seconds = await _drive(call, concurrency, config.duration)
-        cpu = time.process_time() - cpu
-    return _sample(FLOOR, size, operation, concurrency, len(ledger.calls), ledger.rounds, latencies, seconds, cpu)
 
 
 async def _drive(call: Callable[[], Awaitable[None]], concurrency: int, duration: float) -> tuple[list[float], float]:
@@ -281,29 +336,21 @@ async def _drive(call: Callable[[], Awaitable[None]], concurrency: int, duration
 
 
 def _sample(
-    system: str,
-    size: int,
-    operation: Operation,
-    concurrency: int,
-    calls: int,
-    rounds: int,
-    latencies: list[float],
-    seconds: float,
-    cpu: float,
+    contender: _Served | _Floor, size: int, operation: Operation, concurrency: int, parts: list[_Part]
 ) -> Sample:
-    ordered = sorted(latencies)
+    ordered = sorted(latency for part in parts for latency in part.latencies)
     return Sample(
-        system=system,
+        system=contender.name,
         size=size,
         operation=operation.number,
         concurrency=concurrency,
-        calls=calls,
-        rounds=rounds,
+        calls=contender.calls,
+        rounds=contender.rounds,
         requests=len(ordered),
-        seconds=seconds,
+        seconds=sum(part.seconds for part in parts),
         p50_ms=_percentile(ordered, 50) * 1e3,
         p99_ms=_percentile(ordered, 99) * 1e3,
-        cpu_ms=cpu / len(ordered) * 1e3,
+        cpu_ms=sum(part.cpu for part in parts) / len(ordered) * 1e3,
     )
 
 

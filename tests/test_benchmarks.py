@@ -40,6 +40,7 @@ def _brief_run(endpoint: str, dynamodb: Any) -> Results:
         concurrency=(1, 2),
         duration=0.1,
         warmup=0,
+        rounds=2,
         decode="fast",
         endpoint_url=endpoint,
         table_prefix=f"bench-{uuid.uuid4().hex[:8]}",
