@@ -18,6 +18,10 @@ class HttpError(Exception):
     """The server answered something this client does not read, or closed the connection."""
 
 
+class _Stale(Exception):
+    """The connection was closed before any answer: the request was not read, and may be sent again."""
+
+
 class Client:
     """POSTs to one server; each connection carries one request at a time and is reused after its answer."""
 
@@ -33,11 +37,38 @@ class Client:
         lines = [f"POST {path} HTTP/1.1", f"Host: {self._host}:{self._port}", f"Content-Length: {len(body)}"]
         lines += [f"{name}: {value}" for name, value in headers.items()]
         request = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
-        reader, writer = self._idle.pop() if self._idle else await asyncio.open_connection(self._host, self._port)
+        while self._idle:
+            reader, writer = self._idle.pop()
+            try:
+                return await self._exchange(reader, writer, request)
+            except _Stale:
+                # The server closed the idle connection (its keep-alive timeout) before reading the request.
+                continue
+        reader, writer = await asyncio.open_connection(self._host, self._port)
+        try:
+            return await self._exchange(reader, writer, request)
+        except _Stale as stale:
+            raise HttpError(f"{self._host}:{self._port} closed the connection without answering") from stale
+
+    async def _exchange(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, request: bytes
+    ) -> tuple[int, bytes]:
         try:
             writer.write(request)
-            status, length, close = _head(await reader.readuntil(b"\r\n\r\n"))
+            try:
+                head = await reader.readuntil(b"\r\n\r\n")
+            except asyncio.IncompleteReadError as error:
+                if error.partial:
+                    raise
+                raise _Stale from error
+            status, length, close = _head(head)
             answer = await reader.readexactly(length)
+        except (ConnectionResetError, BrokenPipeError) as error:
+            writer.close()
+            raise _Stale from error
+        except _Stale:
+            writer.close()
+            raise
         except HttpError:
             writer.close()
             raise

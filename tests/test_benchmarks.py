@@ -113,3 +113,29 @@ async def test_load_generator_client_reads_kept_alive_answers_and_refuses_what_i
         await http.aclose()
         server.close()
         await server.wait_closed()
+
+
+async def test_load_generator_client_reconnects_when_the_server_closed_an_idle_connection() -> None:
+    """A server's keep-alive timeout closes idle connections while other systems are measured: the request
+    goes out again on a new connection."""
+    connections = 0
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal connections
+        connections += 1
+        await reader.readuntil(b"\r\n\r\n")
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+        await writer.drain()
+        writer.close()  # without Connection: close, as a keep-alive timeout does later
+
+    server = await asyncio.start_server(serve, "127.0.0.1", 0)
+    http = Client(f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}")
+    try:
+        assert await http.post("/graphql", b"", {}) == (200, b"ok")
+        await asyncio.sleep(0.05)
+        assert await http.post("/graphql", b"", {}) == (200, b"ok")
+        assert connections == 2
+    finally:
+        await http.aclose()
+        server.close()
+        await server.wait_closed()
