@@ -76,6 +76,8 @@ class Reader:
         # The round each key was first asked for in, and the round of the answer that holds it.
         self._asked: dict[_ItemKey, int] = {}
         self._answered: dict[_ItemKey, int] = {}
+        # Items that came with a Query (members, parents): served to point reads without a future each.
+        self._known: dict[_ItemKey, Item | None] = {}
         self._pages: dict[_PageKey, asyncio.Future[Page]] = {}
         self._prefetched: list[asyncio.Future[Item | None]] = []
 
@@ -84,6 +86,7 @@ class Reader:
         self._items.clear_all()
         self._asked.clear()
         self._answered.clear()
+        self._known.clear()
         self._pages.clear()
 
     async def settle(self) -> None:
@@ -101,7 +104,7 @@ class Reader:
         """
         self.guard.check_item(entity, ids)
         key = self._item_key(entity, ids)
-        item = await self._load(key)
+        item = self._known[key] if key in self._known else await self._load(key)
         reached(self._answered.get(key, 0))
         return self._visible(entity, item)
 
@@ -110,13 +113,17 @@ class Reader:
         for one in ids:
             self.guard.check_item(entity, one)
         keys = [self._item_key(entity, one) for one in ids]
-        items = await asyncio.gather(*(self._load(key) for key in keys))
+        known = self._known
+        missing = [key for key in keys if key not in known]
+        loaded = dict(zip(missing, await asyncio.gather(*(self._load(key) for key in missing)), strict=True))
+        items = [known[key] if key in known else loaded[key] for key in keys]
         reached(max((self._answered.get(key, 0) for key in keys), default=0))
         return [self._visible(entity, item) for item in items]
 
     def prefetch(self, entity: Entity, ids: Ids) -> None:
-        if self.guard.permits_item(entity, ids):
-            self._prefetched.append(_detach(self._load(self._item_key(entity, ids))))
+        key = self._item_key(entity, ids)
+        if key not in self._known and self.guard.permits_item(entity, ids):
+            self._prefetched.append(_detach(self._load(key)))
 
     def _visible(self, entity: Entity, item: Item | None) -> Item | None:
         return item if item is None or self.guard.visible(entity, item) else None
@@ -129,7 +136,7 @@ class Reader:
     def _prime(self, key: _ItemKey, item: Item | None, round_: int) -> None:
         if key not in self._answered:
             self._answered[key] = round_
-            self._items.prime(key, item)
+            self._known[key] = item
 
     def _load(self, key: _ItemKey) -> asyncio.Future[Item | None]:
         self._asked.setdefault(key, next_round())
