@@ -14,9 +14,13 @@ from typing import Any, TypeVar
 
 from benchmarks import data, engine, floor, servers
 from benchmarks.client import Client
-from benchmarks.operations import OPERATIONS, Operation
+from benchmarks.operations import OPERATIONS, PAGE, Operation
+from gateway import plan
 from gateway.accounting import Ledger
 from gateway.app import ACCOUNTING_HEADER
+from gateway.config import Settings
+from gateway.store import Store
+from schema.model import MODEL, ORGANIZATION_USERS
 
 GATEWAY = "gateway"
 GATEWAY_STOCK = "gateway (stock decode)"
@@ -24,6 +28,9 @@ FLOOR = "aioboto3 floor"
 NAIVE = "N+1 strawberry"
 
 DECODES = ("fast", "stock", "both")
+
+BIG_QUERY = 2
+"""The operation that is one 100-item Query: the one to compare the clients' CPU on."""
 
 T = TypeVar("T")
 
@@ -77,11 +84,24 @@ class Sample:
         return self.requests / self.seconds
 
 
+@dataclass(frozen=True)
+class ClientCpu:
+    """CPU ms per call of operation 2's 100-item Query, the two clients taking turns in this process."""
+
+    stock_ms: float
+    """aioboto3 as configured by default, then ``TypeDeserializer`` on the items (the floor's client)."""
+    gateway_ms: float
+    """The gateway's ``Store``: its client settings and its decoding of the response."""
+    calls: int
+
+
 @dataclass
 class Results:
     config: Config
     samples: list[Sample] = field(default_factory=list)
     load_seconds: dict[int, float] = field(default_factory=dict)
+    client_cpu: ClientCpu | None = None
+    """The DynamoDB client's CPU on one 100-item Query: the gateway's store against the stock client."""
     """How long building each table took in this run (tables found complete are not listed)."""
 
     def get(
@@ -105,7 +125,9 @@ class Results:
     def to_json(self) -> str:
         config = {**self.config.__dict__, "data_dir": str(self.config.data_dir)}
         samples = [{**sample.__dict__, "throughput": sample.throughput} for sample in self.samples]
-        return json.dumps({"config": config, "load_seconds": self.load_seconds, "samples": samples}, indent=2)
+        clients = self.client_cpu.__dict__ if self.client_cpu else None
+        document = {"config": config, "load_seconds": self.load_seconds, "samples": samples, "client_cpu": clients}
+        return json.dumps(document, indent=2)
 
 
 def run(config: Config, progress: Callable[[str], None] = lambda _: None) -> Results:
@@ -138,7 +160,40 @@ def run(config: Config, progress: Callable[[str], None] = lambda _: None) -> Res
                     for sample in samples:
                         progress(_line(sample))
                     results.samples += samples
+        if config.baselines and BIG_QUERY in config.operations:
+            results.client_cpu = _run(_client_cpu(endpoint_url, config.table(config.sizes[0]), config))
+            progress(
+                f"  client CPU per 100-item Query: stock {results.client_cpu.stock_ms:.2f} ms, "
+                f"gateway store {results.client_cpu.gateway_ms:.2f} ms"
+            )
     return results
+
+
+async def _client_cpu(endpoint_url: str, table: str, config: Config) -> ClientCpu:
+    """Operation 2's Query as the floor sends it with the stock client, and as the gateway's store sends it."""
+    request = plan.parent_and_members_query(MODEL, ORGANIZATION_USERS, {"orgName": data.ORG}, PAGE)
+    settings = Settings(endpoint_url=endpoint_url, table=table)
+    async with engine.client(endpoint_url) as client, Store.open(settings, MODEL) as store:
+        stock = _floor_call(OPERATIONS[BIG_QUERY - 1], client, table)
+
+        async def gateway() -> None:
+            await store.query(request, Ledger())
+
+        spent = {stock: 0.0, gateway: 0.0}
+        done = {stock: 0, gateway: 0}
+        # Taking turns, so a slow spell of the machine falls on both.
+        for _ in range(config.rounds):
+            for call in (stock, gateway):
+                cpu, deadline = time.process_time(), time.perf_counter() + config.duration / 2
+                while time.perf_counter() < deadline or not done[call]:
+                    await call()
+                    done[call] += 1
+                spent[call] += time.process_time() - cpu
+    return ClientCpu(
+        stock_ms=spent[stock] / done[stock] * 1e3,
+        gateway_ms=spent[gateway] / done[gateway] * 1e3,
+        calls=done[stock] + done[gateway],
+    )
 
 
 def _run(work: Coroutine[Any, Any, T]) -> T:

@@ -76,6 +76,18 @@ def test_benchmark_reports_each_canonical_operation_at_its_planned_cost(
                 assert naive.calls > gateway.calls, op.name
             assert gateway.requests > 0 and gateway.cpu_ms > 0
 
+    # The targets, with the figures that meet or miss them.
+    assert results.client_cpu is not None
+    assert results.client_cpu.stock_ms > 0 and results.client_cpu.gateway_ms > 0
+    targets = text.split("Targets:\n\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert [line.split(":")[0] for line in targets] == [
+        "- p50 latency within 1.3x of the aioboto3 floor, 1 client",
+        "- p50 latency within 1.3x of the aioboto3 floor, 2 concurrent clients",
+        "- CPU per 100-item Query below half of the stock aioboto3 client's",
+    ]
+    assert all(f"of {len(OPERATIONS)} within." in line for line in targets[:2])
+    assert targets[2].endswith(("met.", "missed."))
+
     picture = tmp_path / "bench.png"
     chart.save(results, picture, "test")
     assert picture.read_bytes().startswith(b"\x89PNG")
