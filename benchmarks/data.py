@@ -13,6 +13,9 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+from gateway.store import table_definition
+from schema.model import MODEL
+
 WS = "ws-probe"
 PROJECTS = 30
 ORG = "org-probe"
@@ -253,22 +256,5 @@ async def _loaded(client: Any, table: str, size: int) -> bool:
 
 
 async def create_table(client: Any, table: str) -> None:
-    await client.create_table(
-        TableName=table,
-        BillingMode="PAY_PER_REQUEST",
-        AttributeDefinitions=[
-            {"AttributeName": name, "AttributeType": "S"} for name in ("PK", "SK", "GSI1PK", "GSI1SK")
-        ],
-        KeySchema=[{"AttributeName": "PK", "KeyType": "HASH"}, {"AttributeName": "SK", "KeyType": "RANGE"}],
-        GlobalSecondaryIndexes=[
-            {
-                "IndexName": "GSI1",
-                "KeySchema": [
-                    {"AttributeName": "GSI1PK", "KeyType": "HASH"},
-                    {"AttributeName": "GSI1SK", "KeyType": "RANGE"},
-                ],
-                "Projection": {"ProjectionType": "ALL"},
-            }
-        ],
-    )
+    await client.create_table(TableName=table, **table_definition(MODEL))
     await client.get_waiter("table_exists").wait(TableName=table)

@@ -31,8 +31,21 @@ from gateway.wire import install_fast_reads
 from gateway.writes import TRANSACTION_LIMIT, Reason, Refused, WriteOp
 
 if TYPE_CHECKING:
+    from typing import Literal, TypedDict
+
     from types_aiobotocore_dynamodb import DynamoDBClient
-    from types_aiobotocore_dynamodb.type_defs import GlobalSecondaryIndexTypeDef
+    from types_aiobotocore_dynamodb.type_defs import (
+        AttributeDefinitionTypeDef,
+        GlobalSecondaryIndexTypeDef,
+        KeySchemaElementTypeDef,
+    )
+
+    class CreateTableDefinition(TypedDict):
+        BillingMode: Literal["PAY_PER_REQUEST"]
+        AttributeDefinitions: list[AttributeDefinitionTypeDef]
+        KeySchema: list[KeySchemaElementTypeDef]
+        GlobalSecondaryIndexes: list[GlobalSecondaryIndexTypeDef]
+
 
 log = logging.getLogger(__name__)
 
@@ -320,31 +333,8 @@ class Store:
 
     async def create_table(self) -> bool:
         """Create the table and its indexes as the model declares them; False when it already exists."""
-        attributes = sorted({name for index in self.model.indexes for name in (index.pk, index.sk)})
-        table_index = self.model.index(None)
-        gsis: list[GlobalSecondaryIndexTypeDef] = [
-            {
-                "IndexName": index.name,
-                "KeySchema": [
-                    {"AttributeName": index.pk, "KeyType": "HASH"},
-                    {"AttributeName": index.sk, "KeyType": "RANGE"},
-                ],
-                "Projection": {"ProjectionType": "ALL"},
-            }
-            for index in self.model.indexes
-            if index.name is not None
-        ]
         try:
-            await self._client.create_table(
-                TableName=self.table,
-                BillingMode="PAY_PER_REQUEST",
-                AttributeDefinitions=[{"AttributeName": name, "AttributeType": "S"} for name in attributes],
-                KeySchema=[
-                    {"AttributeName": table_index.pk, "KeyType": "HASH"},
-                    {"AttributeName": table_index.sk, "KeyType": "RANGE"},
-                ],
-                GlobalSecondaryIndexes=gsis,
-            )
+            await self._client.create_table(TableName=self.table, **table_definition(self.model))
         except ClientError as error:
             if _code(error) != "ResourceInUseException":
                 raise _translate(error) from error
@@ -419,6 +409,33 @@ class Store:
             return await method(**params)
         except (ClientError, BotoCoreError) as error:
             raise _translate(error) from error
+
+
+def table_definition(model: Model) -> CreateTableDefinition:
+    """CreateTable's parameters but the table's name: the keys and indexes ``model`` declares, on demand."""
+    attributes = sorted({name for index in model.indexes for name in (index.pk, index.sk)})
+    table_index = model.index(None)
+    gsis: list[GlobalSecondaryIndexTypeDef] = [
+        {
+            "IndexName": index.name,
+            "KeySchema": [
+                {"AttributeName": index.pk, "KeyType": "HASH"},
+                {"AttributeName": index.sk, "KeyType": "RANGE"},
+            ],
+            "Projection": {"ProjectionType": "ALL"},
+        }
+        for index in model.indexes
+        if index.name is not None
+    ]
+    return {
+        "BillingMode": "PAY_PER_REQUEST",
+        "AttributeDefinitions": [{"AttributeName": name, "AttributeType": "S"} for name in attributes],
+        "KeySchema": [
+            {"AttributeName": table_index.pk, "KeyType": "HASH"},
+            {"AttributeName": table_index.sk, "KeyType": "RANGE"},
+        ],
+        "GlobalSecondaryIndexes": gsis,
+    }
 
 
 def _translate(error: Exception) -> GatewayError:

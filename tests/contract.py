@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from gateway.store import table_definition
+from schema.model import MODEL
+
 PROJECTS = 30  # in ws-main and ws-big
 USERS = 12  # in org o1
 STUDENTS = 150  # stu-0001 .. stu-0150; stu-0150 has no enrolments
@@ -37,24 +40,7 @@ def tickets_of(user: int) -> list[str]:
 
 
 def create_table(client: Any, name: str) -> None:
-    client.create_table(
-        TableName=name,
-        BillingMode="PAY_PER_REQUEST",
-        AttributeDefinitions=[
-            {"AttributeName": attribute, "AttributeType": "S"} for attribute in ("PK", "SK", "GSI1PK", "GSI1SK")
-        ],
-        KeySchema=[{"AttributeName": "PK", "KeyType": "HASH"}, {"AttributeName": "SK", "KeyType": "RANGE"}],
-        GlobalSecondaryIndexes=[
-            {
-                "IndexName": "GSI1",
-                "KeySchema": [
-                    {"AttributeName": "GSI1PK", "KeyType": "HASH"},
-                    {"AttributeName": "GSI1SK", "KeyType": "RANGE"},
-                ],
-                "Projection": {"ProjectionType": "ALL"},
-            }
-        ],
-    )
+    client.create_table(TableName=name, **table_definition(MODEL))
 
 
 def contract_items() -> list[dict[str, Any]]:
