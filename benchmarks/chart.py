@@ -7,6 +7,7 @@ from pathlib import Path
 from matplotlib.figure import Figure
 
 from benchmarks.operations import OPERATIONS
+from benchmarks.report import clients
 from benchmarks.run import FLOOR, GATEWAY, GATEWAY_STOCK, NAIVE, Results
 
 _COLOURS = {FLOOR: "#9e9e9e", GATEWAY: "#1565c0", GATEWAY_STOCK: "#90caf9", NAIVE: "#e65100"}
@@ -32,8 +33,7 @@ def save(results: Results, path: Path, title: str) -> None:
         cpu = [sample.cpu_ms if sample else 0.0 for sample in samples]
         axes[0].bar(positions, p50, width, label=system, color=colour)
         axes[1].bar(positions, cpu, width, label=system, color=colour)
-    clients = "1 client" if level == 1 else f"{level} clients"
-    for axis, label in ((axes[0], f"p50 latency, {clients}, ms (log)"), (axes[1], "CPU per request, ms (log)")):
+    for axis, label in ((axes[0], f"p50 latency, {clients(level)}, ms (log)"), (axes[1], "CPU per request, ms (log)")):
         axis.set_yscale("log")
         axis.set_ylabel(label)
         axis.set_xticks(range(len(operations)), [f"#{number}" for number in operations])
@@ -47,7 +47,7 @@ def save(results: Results, path: Path, title: str) -> None:
         axes[2].set_xscale("log")
         axes[2].set_yscale("log")
         axes[2].set_xlabel("items in the table")
-        axes[2].set_ylabel(f"gateway p50 latency, {clients}, ms (log)")
+        axes[2].set_ylabel(f"gateway p50 latency, {clients(level)}, ms (log)")
         axes[2].legend(fontsize=8, ncols=2)
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, dpi=110)

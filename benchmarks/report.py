@@ -49,8 +49,8 @@ def markdown(results: Results, machine_line: str | None = None) -> str:
         f"worker(s), {config.decode} decode; tables of {sizes} items.",
     ]
     for level in config.concurrency:
-        clients = "1 client: each system's own latency" if level == 1 else f"{level} concurrent clients"
-        lines += ["", f"With {clients}:", "", _gateway_table(results, operations, level)]
+        own = ": each system's own latency" if level == 1 else ""
+        lines += ["", f"With {clients(level)}{own}:", "", _gateway_table(results, operations, level)]
     if config.baselines:
         lines += ["", _baseline_table(results, operations)]
     if len(config.sizes) > 1:
@@ -137,6 +137,10 @@ def _size_table(results: Results, operations: list[Operation]) -> str:
     return _table(header, rows)
 
 
+def clients(level: int) -> str:
+    return "1 client" if level == 1 else f"{level} concurrent clients"
+
+
 def _targets(results: Results, operations: list[Operation]) -> list[str]:
     """Each target of the benchmark, with the figures that meet it or miss it."""
     lines = []
@@ -149,10 +153,9 @@ def _targets(results: Results, operations: list[Operation]) -> list[str]:
         if not ratios:
             continue
         missed = [f"#{number} at {ratio:.2f}x" for number, ratio in ratios.items() if ratio > LATENCY_TARGET]
-        clients = "1 client" if level == 1 else f"{level} concurrent clients"
         verdict = "met on every operation" if not missed else f"missed on {len(missed)} ({', '.join(missed)})"
         lines.append(
-            f"- p50 latency within {LATENCY_TARGET}x of the aioboto3 floor, {clients}: {verdict}; "
+            f"- p50 latency within {LATENCY_TARGET}x of the aioboto3 floor, {clients(level)}: {verdict}; "
             f"{len(ratios) - len(missed)} of {len(ratios)} within."
         )
     cpu = results.client_cpu

@@ -179,20 +179,16 @@ async def _client_cpu(endpoint_url: str, table: str, config: Config) -> ClientCp
         async def gateway() -> None:
             await store.query(request, Ledger())
 
-        spent = {stock: 0.0, gateway: 0.0}
-        done = {stock: 0, gateway: 0}
+        parts: dict[Callable[[], Awaitable[None]], list[_Part]] = {stock: [], gateway: []}
         # Taking turns, so a slow spell of the machine falls on both.
         for _ in range(config.rounds):
-            for call in (stock, gateway):
-                cpu, deadline = time.process_time(), time.perf_counter() + config.duration / 2
-                while time.perf_counter() < deadline or not done[call]:
-                    await call()
-                    done[call] += 1
-                spent[call] += time.process_time() - cpu
+            for call, measured in parts.items():
+                measured.append(await _measured(call, time.process_time, 1, 0, config.duration / 2))
+    stock_ms, gateway_ms = (_cpu_ms(parts[call]) for call in (stock, gateway))
     return ClientCpu(
-        stock_ms=spent[stock] / done[stock] * 1e3,
-        gateway_ms=spent[gateway] / done[gateway] * 1e3,
-        calls=done[stock] + done[gateway],
+        stock_ms=stock_ms,
+        gateway_ms=gateway_ms,
+        calls=sum(len(part.latencies) for measured in parts.values() for part in measured),
     )
 
 
@@ -278,10 +274,7 @@ class _Served:
         return answer["data"]
 
     async def measure(self, concurrency: int, config: Config) -> _Part:
-        await _drive(self._call, concurrency, config.warmup)
-        cpu = self._server.cpu_seconds()
-        latencies, seconds = await _drive(self._call, concurrency, config.duration)
-        return _Part(latencies, seconds, self._server.cpu_seconds() - cpu)
+        return await _measured(self._call, self._server.cpu_seconds, concurrency, config.warmup, config.duration)
 
     async def aclose(self) -> None:
         await self._http.aclose()
@@ -318,10 +311,7 @@ class _Floor:
         return None
 
     async def measure(self, concurrency: int, config: Config) -> _Part:
-        await _drive(self._call, concurrency, config.warmup)
-        cpu = time.process_time()
-        latencies, seconds = await _drive(self._call, concurrency, config.duration)
-        return _Part(latencies, seconds, time.process_time() - cpu)
+        return await _measured(self._call, time.process_time, concurrency, config.warmup, config.duration)
 
     async def aclose(self) -> None:
         pass
@@ -374,6 +364,24 @@ def _floor_call(operation: Operation, client: Any, table: str) -> Callable[[], A
     return call
 
 
+async def _measured(
+    call: Callable[[], Awaitable[None]],
+    cpu_seconds: Callable[[], float],
+    concurrency: int,
+    warmup: float,
+    duration: float,
+) -> _Part:
+    """``call`` under load after a warm-up, with the CPU time ``cpu_seconds`` counts while it is measured."""
+    await _drive(call, concurrency, warmup)
+    cpu = cpu_seconds()
+    latencies, seconds = await _drive(call, concurrency, duration)
+    return _Part(latencies, seconds, cpu_seconds() - cpu)
+
+
+def _cpu_ms(parts: list[_Part]) -> float:
+    return sum(part.cpu for part in parts) / sum(len(part.latencies) for part in parts) * 1e3
+
+
 async def _drive(call: Callable[[], Awaitable[None]], concurrency: int, duration: float) -> tuple[list[float], float]:
     """``concurrency`` callers, each calling again as soon as its call returns, until ``duration`` is up."""
     latencies: list[float] = []
@@ -405,7 +413,7 @@ def _sample(
         seconds=sum(part.seconds for part in parts),
         p50_ms=_percentile(ordered, 50) * 1e3,
         p99_ms=_percentile(ordered, 99) * 1e3,
-        cpu_ms=sum(part.cpu for part in parts) / len(ordered) * 1e3,
+        cpu_ms=_cpu_ms(parts),
     )
 
 
