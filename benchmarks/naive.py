@@ -78,7 +78,7 @@ class PageInfo:
 
 @strawberry.type
 class Workspace:
-    id: strawberry.ID
+    workspace_id: strawberry.ID
     display_name: str | None
     region: str | None
     seat_limit: int | None
@@ -86,23 +86,23 @@ class Workspace:
     @classmethod
     def of(cls, ws: str, item: dict[str, Any]) -> Workspace:
         return cls(
-            id=strawberry.ID(ws),
+            workspace_id=strawberry.ID(ws),
             display_name=item.get("displayName"),
             region=item.get("region"),
             seat_limit=_int(item.get("seatLimit")),
         )
 
     @strawberry.field
-    async def projects(self, info: Info, first: int = 20) -> ProjectConnection:
-        items = await info.context.query(f"WS#{self.id}", "PROJ#", first, ascending=False)
-        nodes = [Project.of(self.id, item) for item in items[:first]]
-        return ProjectConnection(nodes=nodes, page_info=PageInfo(has_next_page=len(items) > first))
+    async def projects(self, info: Info, first: int = 20) -> WorkspaceProjectsConnection:
+        items = await info.context.query(f"WS#{self.workspace_id}", "PROJ#", first, ascending=False)
+        nodes = [Project.of(self.workspace_id, item) for item in items[:first]]
+        return WorkspaceProjectsConnection(nodes=nodes, page_info=PageInfo(has_next_page=len(items) > first))
 
 
 @strawberry.type
 class Project:
-    id: strawberry.ID
     workspace_id: strawberry.ID
+    project_id: strawberry.ID
     title: str | None
     status: str | None
     created_by: str | None
@@ -110,8 +110,8 @@ class Project:
     @classmethod
     def of(cls, ws: str, item: dict[str, Any]) -> Project:
         return cls(
-            id=strawberry.ID(str(item["SK"]).removeprefix("PROJ#")),
             workspace_id=strawberry.ID(ws),
+            project_id=strawberry.ID(str(item["SK"]).removeprefix("PROJ#")),
             title=item.get("title"),
             status=item.get("status"),
             created_by=item.get("createdBy"),
@@ -124,76 +124,81 @@ class Project:
 
 
 @strawberry.type
-class ProjectConnection:
+class WorkspaceProjectsConnection:
     nodes: list[Project]
     page_info: PageInfo
 
 
 @strawberry.type
 class Organization:
-    name: strawberry.ID
+    org_name: strawberry.ID
+    name: str | None
     subscription_level: str | None
 
     @strawberry.field
-    async def users(self, info: Info, first: int = 20) -> UserConnection:
-        items = await info.context.query(f"ORG#{self.name}", "USER#", first, ascending=True)
-        nodes = [User.of(self.name, item) for item in items[:first]]
-        return UserConnection(nodes=nodes, page_info=PageInfo(has_next_page=len(items) > first))
+    async def users(self, info: Info, first: int = 20) -> OrganizationUsersConnection:
+        items = await info.context.query(f"ORG#{self.org_name}", "USER#", first, ascending=True)
+        nodes = [User.of(self.org_name, item) for item in items[:first]]
+        return OrganizationUsersConnection(nodes=nodes, page_info=PageInfo(has_next_page=len(items) > first))
 
 
 @strawberry.type
 class User:
+    org_name: strawberry.ID
     username: strawberry.ID
-    organization_name: strawberry.ID
     name: str | None
     role: str | None
 
     @classmethod
     def of(cls, org: str, item: dict[str, Any]) -> User:
         return cls(
+            org_name=strawberry.ID(org),
             username=strawberry.ID(str(item["SK"]).removeprefix("USER#")),
-            organization_name=strawberry.ID(org),
             name=item.get("name"),
             role=item.get("role"),
         )
 
     @strawberry.field
-    async def tickets(self, info: Info, first: int = 20) -> TicketConnection:
-        partition = f"ORG#{self.organization_name}#USER#{self.username}"
+    async def tickets(self, info: Info, first: int = 20) -> UserTicketsConnection:
+        partition = f"ORG#{self.org_name}#USER#{self.username}"
         items = await info.context.query(partition, "TICKET#", first, ascending=False, index=True)
         nodes = [
             Ticket(
-                id=strawberry.ID(str(item["SK"]).removeprefix("TICKET#")),
+                ticket_id=strawberry.ID(str(item["SK"]).removeprefix("TICKET#")),
+                org_name=self.org_name,
+                username=self.username,
                 title=item.get("title"),
                 status=item.get("status"),
             )
             for item in items[:first]
         ]
-        return TicketConnection(nodes=nodes, page_info=PageInfo(has_next_page=len(items) > first))
+        return UserTicketsConnection(nodes=nodes, page_info=PageInfo(has_next_page=len(items) > first))
 
 
 @strawberry.type
-class UserConnection:
+class OrganizationUsersConnection:
     nodes: list[User]
     page_info: PageInfo
 
 
 @strawberry.type
 class Ticket:
-    id: strawberry.ID
+    ticket_id: strawberry.ID
+    org_name: strawberry.ID
+    username: strawberry.ID
     title: str | None
     status: str | None
 
 
 @strawberry.type
-class TicketConnection:
+class UserTicketsConnection:
     nodes: list[Ticket]
     page_info: PageInfo
 
 
 @strawberry.type
 class Student:
-    id: strawberry.ID
+    student_id: strawberry.ID
     name: str | None
     year: int | None
     major: str | None
@@ -201,26 +206,29 @@ class Student:
     @classmethod
     def of(cls, student: str, item: dict[str, Any]) -> Student:
         return cls(
-            id=strawberry.ID(student), name=item.get("name"), year=_int(item.get("year")), major=item.get("major")
+            student_id=strawberry.ID(student),
+            name=item.get("name"),
+            year=_int(item.get("year")),
+            major=item.get("major"),
         )
 
     @strawberry.field
-    async def courses(self, info: Info, first: int = 20) -> EnrolledCourseConnection:
-        items = await info.context.query(f"STU#{self.id}", "ENROLL#CRS#", first, ascending=False)
+    async def courses(self, info: Info, first: int = 20) -> StudentCoursesConnection:
+        items = await info.context.query(f"STU#{self.student_id}", "ENROLL#CRS#", first, ascending=False)
         edges = [
-            EnrolledCourseEdge(
+            StudentCoursesEdge(
                 course_id=str(item["SK"]).removeprefix("ENROLL#CRS#"),
                 grade=item.get("grade"),
                 enrolled_on=item.get("enrolledOn"),
             )
             for item in items[:first]
         ]
-        return EnrolledCourseConnection(edges=edges, page_info=PageInfo(has_next_page=len(items) > first))
+        return StudentCoursesConnection(edges=edges, page_info=PageInfo(has_next_page=len(items) > first))
 
 
 @strawberry.type
 class Course:
-    id: strawberry.ID
+    course_id: strawberry.ID
     title: str | None
     credits: int | None
     term: str | None
@@ -228,25 +236,28 @@ class Course:
     @classmethod
     def of(cls, course: str, item: dict[str, Any]) -> Course:
         return cls(
-            id=strawberry.ID(course), title=item.get("title"), credits=_int(item.get("credits")), term=item.get("term")
+            course_id=strawberry.ID(course),
+            title=item.get("title"),
+            credits=_int(item.get("credits")),
+            term=item.get("term"),
         )
 
     @strawberry.field
-    async def students(self, info: Info, first: int = 20) -> EnrolledStudentConnection:
-        items = await info.context.query(f"CRS#{self.id}", "STU#", first, ascending=True, index=True)
+    async def students(self, info: Info, first: int = 20) -> CourseStudentsConnection:
+        items = await info.context.query(f"CRS#{self.course_id}", "STU#", first, ascending=True, index=True)
         edges = [
-            EnrolledStudentEdge(
+            CourseStudentsEdge(
                 student_id=str(item["GSI1SK"]).removeprefix("STU#"),
                 grade=item.get("grade"),
                 enrolled_on=item.get("enrolledOn"),
             )
             for item in items[:first]
         ]
-        return EnrolledStudentConnection(edges=edges, page_info=PageInfo(has_next_page=len(items) > first))
+        return CourseStudentsConnection(edges=edges, page_info=PageInfo(has_next_page=len(items) > first))
 
 
 @strawberry.type
-class EnrolledCourseEdge:
+class StudentCoursesEdge:
     course_id: strawberry.Private[str]
     grade: str | None
     enrolled_on: str | None
@@ -257,13 +268,13 @@ class EnrolledCourseEdge:
 
 
 @strawberry.type
-class EnrolledCourseConnection:
-    edges: list[EnrolledCourseEdge]
+class StudentCoursesConnection:
+    edges: list[StudentCoursesEdge]
     page_info: PageInfo
 
 
 @strawberry.type
-class EnrolledStudentEdge:
+class CourseStudentsEdge:
     student_id: strawberry.Private[str]
     grade: str | None
     enrolled_on: str | None
@@ -274,8 +285,8 @@ class EnrolledStudentEdge:
 
 
 @strawberry.type
-class EnrolledStudentConnection:
-    edges: list[EnrolledStudentEdge]
+class CourseStudentsConnection:
+    edges: list[CourseStudentsEdge]
     page_info: PageInfo
 
 
@@ -291,37 +302,41 @@ async def _course(info: Info, course: str) -> Course | None:
 
 @strawberry.type
 class Query:
-    @strawberry.field
-    async def workspace(self, info: Info, id: strawberry.ID) -> Workspace | None:
-        item = await info.context.get(f"WS#{id}", "META")
-        return Workspace.of(id, item) if item else None
+    """The root fields of the gateway's API 0.2 that the canonical operations use, with the same arguments."""
 
     @strawberry.field
-    async def project(self, info: Info, workspace_id: strawberry.ID, id: strawberry.ID) -> Project | None:
-        item = await info.context.get(f"WS#{workspace_id}", f"PROJ#{id}")
+    async def workspace(self, info: Info, workspace_id: strawberry.ID) -> Workspace | None:
+        item = await info.context.get(f"WS#{workspace_id}", "META")
+        return Workspace.of(workspace_id, item) if item else None
+
+    @strawberry.field
+    async def project(self, info: Info, workspace_id: strawberry.ID, project_id: strawberry.ID) -> Project | None:
+        item = await info.context.get(f"WS#{workspace_id}", f"PROJ#{project_id}")
         return Project.of(workspace_id, item) if item else None
 
     @strawberry.field
-    async def organization(self, info: Info, name: strawberry.ID) -> Organization | None:
-        item = await info.context.get(f"ORG#{name}", f"METADATA#{name}")
-        return Organization(name=name, subscription_level=item.get("subscriptionLevel")) if item else None
+    async def organization(self, info: Info, org_name: strawberry.ID) -> Organization | None:
+        item = await info.context.get(f"ORG#{org_name}", f"METADATA#{org_name}")
+        if not item:
+            return None
+        return Organization(org_name=org_name, name=item.get("name"), subscription_level=item.get("subscriptionLevel"))
 
     @strawberry.field
-    async def user(self, info: Info, organization: strawberry.ID, username: strawberry.ID) -> User | None:
-        item = await info.context.get(f"ORG#{organization}", f"USER#{username}")
-        return User.of(organization, item) if item else None
+    async def user(self, info: Info, org_name: strawberry.ID, username: strawberry.ID) -> User | None:
+        item = await info.context.get(f"ORG#{org_name}", f"USER#{username}")
+        return User.of(org_name, item) if item else None
 
     @strawberry.field
-    async def student(self, info: Info, id: strawberry.ID) -> Student | None:
-        return await _student(info, id)
+    async def student(self, info: Info, student_id: strawberry.ID) -> Student | None:
+        return await _student(info, student_id)
 
     @strawberry.field
-    async def course(self, info: Info, id: strawberry.ID) -> Course | None:
-        return await _course(info, id)
+    async def course(self, info: Info, course_id: strawberry.ID) -> Course | None:
+        return await _course(info, course_id)
 
     @strawberry.field
-    async def students(self, info: Info, ids: list[strawberry.ID]) -> list[Student | None]:
-        return list(await accounting.gather(*(_student(info, one) for one in ids)))
+    async def students(self, info: Info, student_ids: list[strawberry.ID]) -> list[Student | None]:
+        return list(await accounting.gather(*(_student(info, one) for one in student_ids)))
 
 
 class _Accounting(SchemaExtension):

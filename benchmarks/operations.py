@@ -31,8 +31,8 @@ OPERATIONS = (
     Operation(
         1,
         f"workspace + {FIRST_PROJECTS} newest projects",
-        f'{{ workspace(id: "{data.WS}") {{ displayName projects(first: {FIRST_PROJECTS}) '
-        "{ nodes { id title status } pageInfo { hasNextPage } } } }",
+        f'{{ workspace(workspaceId: "{data.WS}") {{ displayName projects(first: {FIRST_PROJECTS}) '
+        "{ nodes { projectId title status } pageInfo { hasNextPage } } } }",
         calls=2,
         rounds=1,
         nested=False,
@@ -40,7 +40,7 @@ OPERATIONS = (
     Operation(
         2,
         f"organization + {PAGE} users",
-        f'{{ organization(name: "{data.ORG}") {{ name subscriptionLevel users(first: {PAGE}) '
+        f'{{ organization(orgName: "{data.ORG}") {{ orgName subscriptionLevel users(first: {PAGE}) '
         "{ nodes { username name role } pageInfo { hasNextPage } } } }",
         calls=1,
         rounds=1,
@@ -49,8 +49,8 @@ OPERATIONS = (
     Operation(
         3,
         f"organization + {data.TEAM_USERS} users + {SMALL_PAGE} tickets each",
-        f'{{ organization(name: "{data.TEAM}") {{ name users(first: {data.TEAM_USERS}) {{ nodes {{ username '
-        f"tickets(first: {SMALL_PAGE}) {{ nodes {{ id title }} pageInfo {{ hasNextPage }} }} }} }} }} }}",
+        f'{{ organization(orgName: "{data.TEAM}") {{ orgName users(first: {data.TEAM_USERS}) {{ nodes {{ username '
+        f"tickets(first: {SMALL_PAGE}) {{ nodes {{ ticketId title }} pageInfo {{ hasNextPage }} }} }} }} }} }}",
         calls=1 + data.TEAM_USERS,
         rounds=2,
         nested=True,
@@ -58,8 +58,8 @@ OPERATIONS = (
     Operation(
         4,
         f"user + {SMALL_PAGE} newest tickets",
-        f'{{ user(organization: "{data.TEAM}", username: "{data.username(1)}") {{ name '
-        f"tickets(first: {SMALL_PAGE}) {{ nodes {{ id title status }} pageInfo {{ hasNextPage }} }} }} }}",
+        f'{{ user(orgName: "{data.TEAM}", username: "{data.username(1)}") {{ name '
+        f"tickets(first: {SMALL_PAGE}) {{ nodes {{ ticketId title status }} pageInfo {{ hasNextPage }} }} }} }}",
         calls=1,
         rounds=1,
         nested=False,
@@ -67,8 +67,8 @@ OPERATIONS = (
     Operation(
         5,
         f"student + {PAGE} courses (edges)",
-        f'{{ student(id: "{data.STUDENT}") {{ name courses(first: {PAGE}) '
-        "{ edges { grade node { id title } } pageInfo { hasNextPage } } } }",
+        f'{{ student(studentId: "{data.STUDENT}") {{ name courses(first: {PAGE}) '
+        "{ edges { grade node { courseId title } } pageInfo { hasNextPage } } } }",
         calls=1 + math.ceil(PAGE / 100),
         rounds=2,
         nested=True,
@@ -76,8 +76,8 @@ OPERATIONS = (
     Operation(
         6,
         f"course + {PAGE} students (edges)",
-        f'{{ course(id: "{data.COURSE}") {{ title students(first: {PAGE}) '
-        "{ edges { grade node { id name } } pageInfo { hasNextPage } } } }",
+        f'{{ course(courseId: "{data.COURSE}") {{ title students(first: {PAGE}) '
+        "{ edges { grade node { studentId name } } pageInfo { hasNextPage } } } }",
         calls=2 + math.ceil(PAGE / 100),
         rounds=2,
         nested=True,
@@ -85,7 +85,7 @@ OPERATIONS = (
     Operation(
         7,
         f"{PAGE} students by id",
-        "query($ids: [ID!]!) { students(ids: $ids) { id name year } }",
+        "query($ids: [ID!]!) { students(studentIds: $ids) { studentId name year } }",
         calls=math.ceil(PAGE / 100),
         rounds=1,
         nested=False,
@@ -94,7 +94,7 @@ OPERATIONS = (
     Operation(
         8,
         "project + its workspace",
-        f'{{ project(workspaceId: "{data.WS}", id: "{data.project_id(data.PROJECTS)}") '
+        f'{{ project(workspaceId: "{data.WS}", projectId: "{data.project_id(data.PROJECTS)}") '
         "{ title workspace { displayName } } }",
         calls=1,
         rounds=1,

@@ -17,28 +17,25 @@ from starlette.routing import Route
 
 from gateway.auth import API_KEY_HEADER, AUTHORIZATION_HEADER, Authenticator
 from gateway.config import Settings
+from gateway.declaration import Declaration, load
 from gateway.documents import Documents
-from gateway.guard import Tenancy
+from gateway.graph import build
 from gateway.http import ACCOUNTING_HEADER, EXPLAIN_HEADER, REQUEST_ID_HEADER, GraphQLEndpoint
 from gateway.limits import Budget, Planner
-from gateway.model import Model
 from gateway.store import Store
 
 __all__ = ["ACCOUNTING_HEADER", "EXPLAIN_HEADER", "app_from_env", "create_app"]
 
 
 def create_app(
-    settings: Settings,
-    schema: strawberry.Schema | None = None,
-    model: Model | None = None,
-    tenancy: Tenancy | None = None,
+    settings: Settings, declaration: Declaration | None = None, schema: strawberry.Schema | None = None
 ) -> Starlette:
-    """The application; refuses settings that configure no authentication (``auth_open`` must be explicit)."""
-    if schema is None or model is None or tenancy is None:
-        from schema import MODEL, SCHEMA, TENANCY
-
-        schema, model, tenancy = schema or SCHEMA, model or MODEL, tenancy or TENANCY
-    tenancy.validate(model)
+    """The application serving ``declaration`` (by default the one ``settings.model`` names) through the schema
+    derived from it, or through ``schema`` when given; refuses settings that configure no authentication
+    (``auth_open`` must be explicit)."""
+    declaration = declaration or load(settings.model)
+    schema = schema or build(declaration).schema
+    model, tenancy = declaration.model, declaration.tenancy
     graphql: Any = GraphQLEndpoint(
         schema,
         settings,

@@ -16,7 +16,8 @@ from types import FrameType
 from typing import TextIO
 
 from gateway.accounting import Ledger
-from gateway.config import Settings
+from gateway.config import DEFAULT_MODEL, Settings
+from gateway.declaration import Declaration, load
 from gateway.errors import GatewayError
 from gateway.local import DynamoDBLocal, LocalEngineError
 from gateway.model import Item
@@ -41,7 +42,10 @@ def _parser() -> argparse.ArgumentParser:
             default=None,
             help="use AWS DynamoDB with the AWS SDK's credentials and region",
         )
-        command.add_argument("--table", help="table name (default: tablegraph)")
+        command.add_argument("--table", help="table name (default: the one the declaration names)")
+        command.add_argument(
+            "--model", help=f"the declared design to serve, as pkg.module:attr (default: {DEFAULT_MODEL}, the demo)"
+        )
         command.add_argument("--region", help="AWS region (default: us-east-1)")
 
     serve = commands.add_parser(
@@ -54,11 +58,13 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--workers", type=int, help="worker processes sharing the port (default: 1)")
     table_options(serve)
 
-    create = commands.add_parser("create-table", help="create the table and GSI1 (does nothing if they exist)")
+    create = commands.add_parser(
+        "create-table", help="create the table and its indexes as declared (does nothing if they exist)"
+    )
     table_options(create)
 
-    seed = commands.add_parser("seed", help="load data into the table")
-    seed.add_argument("--demo", action="store_true", required=True, help="load the demo data")
+    seed = commands.add_parser("seed", help="load the declaration's demo data into the table")
+    seed.add_argument("--demo", action="store_true", default=None, help="accepted for compatibility; seed always does")
     table_options(seed)
 
     recount = commands.add_parser(
@@ -69,6 +75,9 @@ def _parser() -> argparse.ArgumentParser:
 
     export = commands.add_parser("export-schema", help="print the GraphQL schema (SDL)")
     export.add_argument("--output", type=Path, help="write to this file instead of standard output")
+    export.add_argument(
+        "--model", help=f"the declared design to serve, as pkg.module:attr (default: {DEFAULT_MODEL}, the demo)"
+    )
     return parser
 
 
@@ -83,16 +92,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     logging.basicConfig(level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
+        declaration = load(settings.model)
+    except ValueError as error:
+        print(f"tablegraph: {error}", file=sys.stderr)
+        return 2
+    try:
         if command == "serve":
-            _serve(settings)
+            _serve(settings, declaration)
         elif command == "export-schema":
-            _export_schema(output)
+            _export_schema(declaration, output)
         elif command == "recount":
             _require_endpoint(settings, command)
-            return asyncio.run(_recount(settings))
+            return asyncio.run(_recount(settings, declaration))
         else:
             _require_endpoint(settings, command)
-            asyncio.run(_prepare(settings, create=True, demo=command == "seed"))
+            asyncio.run(_prepare(settings, declaration, create=True, demo=command == "seed"))
     except (LocalEngineError, GatewayError) as error:
         print(f"tablegraph: {error}", file=sys.stderr)
         return 1
@@ -120,23 +134,22 @@ def _engine(settings: Settings) -> Iterator[tuple[Settings, bool]]:
         yield settings.with_endpoint(engine.endpoint_url), True
 
 
-def _serve(settings: Settings) -> None:
+def _serve(settings: Settings, declaration: Declaration) -> None:
     import uvicorn
 
     from gateway.app import create_app
     from gateway.auth import Authenticator
-    from schema import TENANCY
 
     if settings.demo and not (settings.jwt_issuer or settings.jwt_secret or settings.api_keys):
         # The demo path opens the gateway explicitly; nothing else defaults to open.
         settings = replace(settings, auth_open=True)
     try:
-        authenticator = Authenticator.from_settings(settings, TENANCY.grant_names)
+        authenticator = Authenticator.from_settings(settings, declaration.tenancy.grant_names)
     except ValueError as error:
         raise GatewayError(str(error)) from None
     with _engine(settings) as (settings, managed):
         # A table someone else provides is served as it is: only our own engine, or a demo, gets one made.
-        asyncio.run(_prepare(settings, create=settings.demo or managed, demo=settings.demo))
+        asyncio.run(_prepare(settings, declaration, create=settings.demo or managed, demo=settings.demo))
         where = f"{settings.host}:{settings.port}"
         if settings.auth_open:
             log.warning(
@@ -154,7 +167,10 @@ def _serve(settings: Settings) -> None:
         try:
             if settings.workers == 1:
                 uvicorn.run(
-                    create_app(settings), host=settings.host, port=settings.port, log_level=settings.log_level.lower()
+                    create_app(settings, declaration),
+                    host=settings.host,
+                    port=settings.port,
+                    log_level=settings.log_level.lower(),
                 )
             else:
                 # Workers are new processes that import the app by name: settings travel in the environment,
@@ -177,51 +193,46 @@ def _ignore_signal(signum: int, frame: FrameType | None) -> None:
     log.debug("signal %d after shutdown", signum)
 
 
-async def _prepare(settings: Settings, *, create: bool, demo: bool) -> None:
+async def _prepare(settings: Settings, declaration: Declaration, *, create: bool, demo: bool) -> None:
     from gateway.writes import with_counters
-    from schema import MODEL
-    from schema.demo import demo_items
-    from schema.model import WRITES
 
-    async with Store.open(settings, MODEL) as store:
+    async with Store.open(settings, declaration.model) as store:
         created = create and await store.create_table()
         if created:
             log.info("created table %s", store.table)
         if not demo:
             return
-        items = list(with_counters(WRITES, demo_items()))
+        if declaration.seed is None:
+            raise GatewayError(f"{settings.model} declares no demo data to load")
+        items = list(with_counters(declaration.writes, declaration.seed()))
         # Loading again over data that writes have since changed would undo them and break the counters.
-        if not created and await store.get_item(_key(items[0]), Ledger()) is not None:
+        if not created and items and await store.get_item(_key(declaration, items[0]), Ledger()) is not None:
             log.info("the demo data is already in %s; left as it is", store.table)
             return
         count = await store.put_items(items)
         log.info("loaded %d demo items into %s", count, store.table)
 
 
-def _key(item: Item) -> dict[str, str]:
-    from schema import MODEL
-
-    table = MODEL.index(None)
+def _key(declaration: Declaration, item: Item) -> dict[str, str]:
+    table = declaration.model.index(None)
     return {table.pk: item[table.pk], table.sk: item[table.sk]}
 
 
-def _export_schema(output: Path | None) -> None:
-    from schema import SCHEMA
+def _export_schema(declaration: Declaration, output: Path | None) -> None:
+    from gateway.graph import build
 
-    text = SCHEMA.as_str() + "\n"
+    text = build(declaration).schema.as_str() + "\n"
     if output is None:
         sys.stdout.write(text)
     else:
         output.write_text(text)
 
 
-async def _recount(settings: Settings) -> int:
+async def _recount(settings: Settings, declaration: Declaration) -> int:
     from gateway.maintenance import recount
-    from schema import MODEL
-    from schema.model import WRITES
 
-    async with Store.open(settings, MODEL) as store:
-        report = await recount(store, WRITES, _ProgressBar(sys.stderr))
+    async with Store.open(settings, declaration.model) as store:
+        report = await recount(store, declaration.writes, _ProgressBar(sys.stderr))
     print(
         f"tablegraph: scanned {report.scanned} items; {report.parents} parents, {report.corrected} with counters set",
         file=sys.stderr,

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 DEFAULT_TABLE = "tablegraph"
+DEFAULT_MODEL = "schema.model:DEMO"
 
 
 @dataclass(frozen=True)
@@ -20,7 +21,10 @@ class Settings:
     aws: bool = False
     """With no endpoint URL: True uses AWS DynamoDB (credentials and region as the AWS SDK finds them), False
     starts a managed DynamoDB Local."""
-    table: str = DEFAULT_TABLE
+    table: str = ""
+    """The table to serve; empty: the one the declaration names."""
+    model: str = DEFAULT_MODEL
+    """The declaration to serve, as ``pkg.module:attr`` (see gateway.declaration)."""
     region: str = "us-east-1"
     demo: bool = False
     data_dir: Path | None = None

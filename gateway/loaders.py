@@ -6,25 +6,25 @@ One Reader lives for one GraphQL request, so its caches never serve one caller's
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-from collections.abc import Awaitable, Mapping, Sequence
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any
 
 from aiodataloader import DataLoader
 
-from gateway import plan
+from gateway import accounting, plan
 from gateway.accounting import Ledger, current_round, next_round, reached
 from gateway.config import Settings
 from gateway.cursor import CursorCodec
-from gateway.errors import BadUserInput, Forbidden
+from gateway.errors import BadUserInput
 from gateway.guard import Guard
 from gateway.keys import Ids
-from gateway.lookahead import Selected
 from gateway.model import Collection, Entity, Item, Model
+from gateway.selection import Field, Scope
 from gateway.store import Key, QueryRequest, Store
+from gateway.walk import Walk
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +79,7 @@ class Reader:
         # Items that came with a Query (members, parents): served to point reads without a future each.
         self._known: dict[_ItemKey, Item | None] = {}
         self._pages: dict[_PageKey, asyncio.Future[Page]] = {}
-        self._prefetched: list[asyncio.Future[Item | None]] = []
+        self._walk: asyncio.Future[None] | None = None
 
     def forget(self) -> None:
         """Drop what this request has read so far: a write is about to change it."""
@@ -92,7 +92,8 @@ class Reader:
     async def settle(self) -> None:
         """Wait for reads started ahead that nobody awaited (their parent was null): a request leaves nothing
         running behind it, and its accounting counts every call it made."""
-        await asyncio.gather(*self._pages.values(), *self._prefetched, return_exceptions=True)
+        walk = [self._walk] if self._walk is not None else []
+        await asyncio.gather(*self._pages.values(), *walk, return_exceptions=True)
 
     # --- point reads ----------------------------------------------------------------------------------------
 
@@ -119,11 +120,6 @@ class Reader:
         items = [known[key] if key in known else loaded[key] for key in keys]
         reached(max((self._answered.get(key, 0) for key in keys), default=0))
         return [self._visible(entity, item) for item in items]
-
-    def prefetch(self, entity: Entity, ids: Ids) -> None:
-        key = self._item_key(entity, ids)
-        if key not in self._known and self.guard.permits_item(entity, ids):
-            self._prefetched.append(_detach(self._load(key)))
 
     def _visible(self, entity: Entity, item: Item | None) -> Item | None:
         return item if item is None or self.guard.visible(entity, item) else None
@@ -216,54 +212,72 @@ class Reader:
     def _page_key(self, collection: Collection, parent_ids: Ids, size: int, after: str | None) -> _PageKey:
         return plan.binding(collection, parent_ids), size, after
 
-    # --- look-ahead -----------------------------------------------------------------------------------------
+    # --- the walk ----------------------------------------------------------------------------------------------
 
-    async def fetch(
-        self,
-        entity: Entity,
-        ids: Ids,
-        selections: list[Selected],
-        collections: Mapping[str, Collection],
-        links: Mapping[str, Entity] | None = None,
-    ) -> Item | None:
-        """Read an item and, at the same time, what its selected relations will ask for.
+    async def walked(self, info: Any) -> None:
+        """Before a query's root fields resolve: read what the whole operation needs, round by round, once."""
+        if self._walk is None:
+            raw = getattr(info, "_raw_info", info)
+            scope = Scope.of(raw)
+            walk = self._walker(scope, current_round() + 1)
+            walk.roots(raw.parent_type, [raw.operation.selection_set])
+            self._walk = _detach(asyncio.ensure_future(walk.run()))
+        try:
+            await asyncio.shield(self._walk)
+        except Exception:
+            # The resolvers read what the walk could not, and report errors at their own paths.
+            log.exception("the look-ahead walk failed; the fields read on their own")
 
-        A selected collection whose parent sorts at the head of the Query comes back with the parent in one
-        Query; other collections and to-one links start at once, so they cost no extra round.
-        """
-        links = links or {}
-        self.guard.check_item(entity, ids)
-        combined: tuple[Collection, int] | None = None
-        for selection in selections:
-            collection = collections.get(selection.name)
-            if collection is not None:
-                first, after = selection.args.get("first"), selection.args.get("after")
-                if (
-                    combined is None
-                    and after is None
-                    and self.model.parent_sorts_with_members(collection)
-                    and self.guard.permits_query(collection, ids)
-                    and self._valid_size(first)
-                ):
-                    size = plan.page_size(first, self._settings.default_page_size, self._settings.max_page_size)
-                    combined = collection, size
-                else:
-                    self._start(collection, ids, first, after)
-            target = links.get(selection.name)
-            if target is not None:
-                self.prefetch(target, ids)
-        if combined is None:
-            return await self.get(entity, ids)
-        return await self._parent_with_page(entity, ids, *combined)
+    async def expand(self, entity: Entity, item: Item, info: Any) -> None:
+        """After a mutation wrote ``item``: read what its result selects, as a query would."""
+        raw = getattr(info, "_raw_info", info)
+        ids = self.model.ids_of(entity, item)
+        if ids is None:
+            return
+        self._prime(self._item_key(entity, ids), item, current_round())
+        field = Field(raw.path.key, tuple(raw.field_nodes), raw.parent_type.fields[raw.field_name], {})
+        walk = self._walker(Scope.of(raw), current_round() + 1)
+        walk.known(entity, ids, field, str(raw.path.key))
+        await walk.run()
 
-    def _valid_size(self, first: Any) -> bool:
-        # A page size out of range is reported by the connection field, at its own path; the parent still reads.
-        return first is None or (isinstance(first, int) and 1 <= first <= self._settings.max_page_size)
+    def _walker(self, scope: Scope, first_round: int) -> Walk:
+        settings = self._settings
+        return Walk(
+            self,
+            scope,
+            default_page_size=settings.default_page_size,
+            max_page_size=settings.max_page_size,
+            first_round=first_round,
+        )
 
-    def _start(self, collection: Collection, ids: Ids, first: Any, after: Any) -> None:
-        # A bad argument or a forbidden partition is reported by the field's own resolver, at its own path.
-        with contextlib.suppress(BadUserInput, Forbidden):
-            self._page(collection, ids, first, after)
+    # The walk's source: what it reads lands in this request's caches, where the resolvers find it.
+
+    def cached(self, key: _ItemKey) -> tuple[bool, Item | None]:
+        return key in self._known, self._known.get(key)
+
+    def permits_item(self, entity: Entity, ids: Ids) -> bool:
+        return self.guard.permits_item(entity, ids)
+
+    def permits_query(self, collection: Collection, ids: Ids) -> bool:
+        return self.guard.permits_query(collection, ids)
+
+    def visible(self, entity: Entity, item: Item) -> bool:
+        return self.guard.visible(entity, item)
+
+    async def read(self, keys: list[tuple[Entity, Ids]]) -> None:
+        wanted = list(dict.fromkeys(self._item_key(entity, ids) for entity, ids in keys))
+        table = self.model.index(None)
+        result = await self.store.batch_get([{table.pk: pk, table.sk: sk} for pk, sk in wanted], self.ledger)
+        found = {(item[table.pk], item[table.sk]): item for item in result.items}
+        for key in wanted:
+            self._prime(key, found.get(key), result.round)
+
+    async def parent_and_page(self, entity: Entity, ids: Ids, collection: Collection, size: int) -> Page:
+        await self._parent_with_page(entity, ids, collection, size)
+        return await self._pages[self._page_key(collection, ids, size, None)]
+
+    async def gather(self, work: list[Awaitable[None]]) -> None:
+        await accounting.gather(*work)
 
     async def _parent_with_page(self, entity: Entity, ids: Ids, collection: Collection, size: int) -> Item | None:
         self.guard.check_query(collection, ids)

@@ -22,6 +22,34 @@ AttributeType = Literal["S", "N", "INT", "BOOL", "L", "M"]
 """DynamoDB's types, and INT: a number stored as N that is served as a GraphQL Int (32-bit, integral)."""
 
 _INT_RANGE = range(-(2**31), 2**31)
+MAX_TEXT = 1000
+"""The longest text attribute a write may set, unless the attribute declares its own bound."""
+
+
+@dataclass(frozen=True)
+class Attribute:
+    """A plain attribute of an entity and its GraphQL surface: one field of the object type, one of its inputs.
+
+    ``required``: a create must give it and an update may not remove it. ``default``: what a create stores when
+    the input leaves it out. ``from_id``: a stored copy of an id field, written by creates and never an input.
+    ``on_create`` ``"today"``: the UTC date of the create. ``writable`` False: kept by the gateway (counters).
+    ``minimum``/``maximum`` bound an INT; ``max_length`` bounds a text.
+    """
+
+    type: AttributeType
+    description: str | None = None
+    required: bool = False
+    default: Any = None
+    writable: bool = True
+    from_id: str | None = None
+    on_create: Literal["today"] | None = None
+    minimum: int | None = None
+    maximum: int | None = None
+    max_length: int = MAX_TEXT
+
+    @property
+    def is_input(self) -> bool:
+        return self.writable and self.from_id is None and self.on_create is None
 
 
 @dataclass(frozen=True)
@@ -49,13 +77,41 @@ class KeyShape:
         return {*self.pk.fields, *self.sk.fields}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Entity:
-    """An item type: its key templates per index (``None`` is the table) and its plain attributes."""
+    """An item type: its key templates per index (``None`` is the table) and its plain attributes.
+
+    Attributes are declared by type (``"S"``) or as an :class:`Attribute` with their GraphQL surface. ``mint``
+    names the id field a create mints (time-ordered); ``verbs`` renames the derived mutations (``create``,
+    ``update``, ``delete``); ``internal`` entities (the gateway's own records) have no GraphQL surface.
+    """
 
     name: str
     keys: Mapping[str | None, KeyShape]
-    attributes: Mapping[str, AttributeType] = field(default_factory=dict)
+    attributes: Mapping[str, AttributeType | Attribute] = field(default_factory=dict)
+    description: str | None = None
+    mint: str | None = None
+    verbs: Mapping[str, str] = field(default_factory=dict)
+    internal: bool = False
+
+    def __post_init__(self) -> None:
+        declared = {
+            name: spec if isinstance(spec, Attribute) else Attribute(spec) for name, spec in self.attributes.items()
+        }
+        object.__setattr__(self, "attributes", declared)
+        if self.mint is not None and self.mint not in self.id_fields:
+            raise ValueError(f"{self.name}: the minted id {self.mint!r} is not an id of its table key")
+        for name, spec in declared.items():
+            if spec.from_id is not None and spec.from_id not in self.all_id_fields:
+                raise ValueError(f"{self.name}.{name}: copies {spec.from_id!r}, which is not one of its ids")
+        unknown = set(self.verbs) - {"create", "update", "delete"}
+        if unknown:
+            raise ValueError(f"{self.name}: unknown mutation verbs {sorted(unknown)}")
+
+    # Normalised by __post_init__: every value is an Attribute.
+    @property
+    def declared(self) -> Mapping[str, Attribute]:
+        return self.attributes  # type: ignore[return-value]
 
     @property
     def primary(self) -> KeyShape:
@@ -70,6 +126,14 @@ class Entity:
     @cached_property
     def all_id_fields(self) -> frozenset[str]:
         return frozenset().union(*(shape.fields for shape in self.keys.values()))
+
+    @cached_property
+    def key_fields(self) -> tuple[str, ...]:
+        """Every id of the entity's own key templates, table key first: its natural key fields in GraphQL."""
+        ordered = [*self.id_fields]
+        for shape in self.keys.values():
+            ordered += [*shape.pk.fields, *shape.sk.fields]
+        return tuple(dict.fromkeys(ordered))
 
 
 @dataclass(frozen=True)
@@ -86,6 +150,14 @@ class Collection:
     index: str | None = None
     ascending: bool = True
     target: Entity | None = None
+    counter: str | None = None
+    """The parent's attribute that holds the exact number of members: the connection's ``totalCount``."""
+    description: str | None = None
+
+    @property
+    def field(self) -> str:
+        """The GraphQL field on the parent's type: the part of ``name`` after the dot."""
+        return self.name.partition(".")[2]
 
 
 @dataclass(frozen=True)
@@ -95,6 +167,25 @@ class Link:
     name: str
     source: Entity
     target: Entity
+    description: str | None = None
+
+    @property
+    def field(self) -> str:
+        return self.name.partition(".")[2]
+
+
+@dataclass(frozen=True)
+class Root:
+    """A root query field: one entity by its table key (``many``: a list of them by their one id), or, with no
+    entity, any entity by its global id (``node`` and ``nodes``). ``arguments`` pairs argument names with ids."""
+
+    entity: Entity | None
+    many: bool
+    arguments: tuple[tuple[str, str], ...]
+
+
+def lower_camel(name: str) -> str:
+    return name[:1].lower() + name[1:]
 
 
 _Candidate = tuple[Entity, tuple[tuple[Index, KeyShape], ...]]
@@ -113,6 +204,7 @@ class Model:
     _indexes: dict[str | None, Index] = field(init=False, repr=False, compare=False)
     _candidates: tuple[_Candidate, ...] = field(init=False, repr=False, compare=False)
     _by_heads: dict[tuple[str, str], tuple[_Candidate, ...]] = field(init=False, repr=False, compare=False)
+    _by_name: dict[str, Entity] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         _validate(self)
@@ -129,9 +221,35 @@ class Model:
         object.__setattr__(self, "_indexes", indexes)
         object.__setattr__(self, "_candidates", tuple(candidates))
         object.__setattr__(self, "_by_heads", by_heads)
+        object.__setattr__(self, "_by_name", {entity.name: entity for entity in self.entities})
 
     def index(self, name: str | None) -> Index:
         return self._indexes[name]
+
+    # --- the graph ------------------------------------------------------------------------------------------
+
+    @cached_property
+    def relations(self) -> dict[str, Collection | Link]:
+        """Every relation by its name, ``<Type>.<field>``: what a field of an entity's type reads."""
+        out: dict[str, Collection | Link] = {collection.name: collection for collection in self.collections}
+        out.update((link.name, link) for link in self.links)
+        return out
+
+    @cached_property
+    def roots(self) -> dict[str, Root]:
+        """The root query fields: ``node``/``nodes``, each entity by its table key, and by a list of its one id."""
+        out = {"node": Root(None, False, (("id", ""),)), "nodes": Root(None, True, (("ids", ""),))}
+        for entity in self.entities:
+            if entity.internal:
+                continue
+            name = lower_camel(entity.name)
+            out[name] = Root(entity, False, tuple((field, field) for field in entity.id_fields))
+            if len(entity.id_fields) == 1:
+                out[f"{name}s"] = Root(entity, True, ((f"{entity.id_fields[0]}s", entity.id_fields[0]),))
+        return out
+
+    def entity(self, name: str) -> Entity | None:
+        return self._by_name.get(name)
 
     def with_table(self, table: str) -> Model:
         return replace(self, table=table)
@@ -280,7 +398,18 @@ def _validate(model: Model) -> None:
         for b in model.entities[i + 1 :]:
             if _overlaps(a.primary.pk, b.primary.pk) and _overlaps(a.primary.sk, b.primary.sk):
                 raise ValueError(f"{a.name} and {b.name} have key shapes that can be mistaken for each other")
+    owners: list[tuple[str, Entity]] = [(c.name, c.parent) for c in model.collections]
+    owners += [(link.name, link.source) for link in model.links]
+    for name, owner in owners:
+        type_name, _, field_name = name.partition(".")
+        if type_name != owner.name or not field_name.isidentifier():
+            raise ValueError(f"{name}: a relation is named <{owner.name}>.<field>")
+    relation_names = [name for name, _ in owners]
+    if len(set(relation_names)) != len(relation_names):
+        raise ValueError("relation names must be unique")
     for collection in model.collections:
+        if collection.counter is not None and collection.counter not in collection.parent.attributes:
+            raise ValueError(f"{collection.name}: the counter {collection.counter!r} is not an attribute of the parent")
         member_shape = collection.member.keys.get(collection.index)
         if member_shape is None:
             raise ValueError(
@@ -299,7 +428,8 @@ def _validate(model: Model) -> None:
 def attribute_values(entity: Entity, item: Item) -> dict[str, Any]:
     """The entity's declared attributes as plain values; absent or mistyped ones are None."""
     out: dict[str, Any] = {}
-    for name, kind in entity.attributes.items():
+    for name, spec in entity.declared.items():
+        kind = spec.type
         value = item.get(name)
         if value is not None and not _has_type(value, kind):
             log.warning(

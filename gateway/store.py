@@ -156,9 +156,9 @@ class Store:
         ) as client:
             if settings.fast_decode:
                 install_fast_reads(client)
-                yield cls(client, model.with_table(settings.table), _already_decoded)
+                yield cls(client, model.with_table(settings.table or model.table), _already_decoded)
             else:
-                yield cls(client, model.with_table(settings.table))
+                yield cls(client, model.with_table(settings.table or model.table))
 
     # --- reads --------------------------------------------------------------------------------------------
 

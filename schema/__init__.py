@@ -1,22 +1,11 @@
-"""The example domains merged into one schema, over the key design in ``schema.model``."""
+"""The example domains' GraphQL surface, derived from their declaration in ``schema.model``."""
 
 from __future__ import annotations
 
-import strawberry
+from gateway.graph import build
+from schema.model import DEMO, MODEL, TENANCY
 
-from gateway.extensions import Accounting, ErrorPolicy, GatewaySchema, Limits
-from schema.enrollments import EnrollmentQueries
-from schema.model import MODEL, TENANCY
-from schema.mutations import Mutation
-from schema.organizations import OrganizationQueries
-from schema.workspaces import WorkspaceQueries
+GRAPH = build(DEMO)
+SCHEMA = GRAPH.schema
 
-
-@strawberry.type
-class Query(WorkspaceQueries, OrganizationQueries, EnrollmentQueries):
-    pass
-
-
-SCHEMA = GatewaySchema(query=Query, mutation=Mutation, extensions=[ErrorPolicy, Limits, Accounting])
-
-__all__ = ["MODEL", "SCHEMA", "TENANCY"]
+__all__ = ["DEMO", "GRAPH", "MODEL", "SCHEMA", "TENANCY"]

@@ -17,9 +17,9 @@ import uvicorn
 
 from gateway.app import ACCOUNTING_HEADER, create_app
 from gateway.config import Settings
+from gateway.declaration import Declaration
 from gateway.local import DynamoDBLocal
 from gateway.store import Store
-from schema.model import MODEL
 from tests.contract import create_table, load_contract_data
 
 
@@ -114,14 +114,15 @@ class Gateway:
 
 @pytest.fixture(scope="session")
 def gateway_factory(endpoint: str) -> Callable[..., Gateway]:
-    def make(table: str, schema: Any = None, **settings: Any) -> Gateway:
-        """A gateway on ``table``; ``schema`` swaps in another GraphQL schema over the same model.
+    def make(table: str, schema: Any = None, declaration: Declaration | None = None, **settings: Any) -> Gateway:
+        """A gateway on ``table`` serving ``declaration`` (the demo by default); ``schema`` swaps in another
+        GraphQL schema over the same declaration.
 
         Authentication is open unless the test configures it: the suite's other concerns run as an admin.
         """
         options = {"cursor_secret": "test-secret", "auth_open": True, **settings}
-        app_options = {"schema": schema, "model": MODEL} if schema is not None else {}
-        return Gateway(Settings(endpoint_url=endpoint, table=table, **options), **app_options)
+        settings_ = Settings(endpoint_url=endpoint, table=table, **options)
+        return Gateway(settings_, declaration=declaration, schema=schema)
 
     return make
 

@@ -22,7 +22,7 @@ from gateway.config import Settings
 from tests.conftest import Gateway
 from tests.identity import AUDIENCE, SECRET, Issuer
 
-QUERY = '{ organization(name: "o1") { subscriptionLevel } }'
+QUERY = '{ organization(orgName: "o1") { subscriptionLevel } }'
 API_KEY = "tg_test_key_0123456789"
 O1 = {"organizations": ["o1"]}
 READ = {"organization": {"subscriptionLevel": "pro"}}

@@ -19,7 +19,7 @@ from tests.contract import create_table
 
 COURSES = 120
 DELETE_STUDENT = (
-    'mutation { deleteStudent(input: {id: "stu-x", cascade: true}) { __typename '
+    'mutation { deleteStudent(input: {studentId: "stu-x", cascade: true}) { __typename '
     "... on Deleted { items { type count } } } }"
 )
 

@@ -57,7 +57,7 @@ def test_serve_demo_runs_on_a_managed_engine_and_stops_it_on_exit() -> None:
         _wait_for_health(process, port, accept={200})
         body = httpx.post(
             f"http://127.0.0.1:{port}/graphql",
-            json={"query": '{ organization(name: "acme") { name users(first: 2) { nodes { username } } } }'},
+            json={"query": '{ organization(orgName: "acme") { orgName users(first: 2) { nodes { username } } } }'},
             timeout=10,
         ).json()
         assert body["data"]["organization"]["users"]["nodes"] == [

@@ -74,8 +74,8 @@ def edges(dynamodb: Any, table: str, student: str) -> list[str]:
 def test_fifty_concurrent_enrolments_of_one_pair_leave_one_edge_and_a_count_of_one(
     writable: Gateway, dynamodb: Any, table: str
 ) -> None:
-    create(writable, "createStudent", {"id": "solo", "name": "S"})
-    create(writable, "createCourse", {"id": "popular", "title": "C"})
+    create(writable, "createStudent", {"studentId": "solo", "name": "S"})
+    create(writable, "createCourse", {"courseId": "popular", "title": "C"})
     bodies = post_all(writable, [(ENROLL, {"input": {"studentId": "solo", "courseId": "popular"}})] * 50)
     outcomes = Counter(
         body["data"]["enroll"]["__typename"] + ":" + body["data"]["enroll"].get("reason", "") for body in bodies
@@ -90,9 +90,9 @@ def test_two_hundred_concurrent_enrolments_leave_exact_counters(writable: Gatewa
     students = [f"many-s{n:02d}" for n in range(10)]
     courses = [f"many-c{n:02d}" for n in range(20)]
     for student in students:
-        create(writable, "createStudent", {"id": student, "name": "S"})
+        create(writable, "createStudent", {"studentId": student, "name": "S"})
     for course in courses:
-        create(writable, "createCourse", {"id": course, "title": "C"})
+        create(writable, "createCourse", {"courseId": course, "title": "C"})
     pairs = [{"input": {"studentId": s, "courseId": c}} for s in students for c in courses]
     bodies = post_all(writable, [(ENROLL, pair) for pair in pairs])
     assert all(body["data"]["enroll"]["__typename"] == "Enrollment" for body in bodies), bodies[:3]
@@ -106,9 +106,10 @@ def test_two_hundred_concurrent_enrolments_leave_exact_counters(writable: Gatewa
 def test_concurrent_updates_from_the_same_version_let_exactly_one_win(
     writable: Gateway, dynamodb: Any, table: str
 ) -> None:
-    create(writable, "createCourse", {"id": "contested", "title": "Start"})
+    create(writable, "createCourse", {"courseId": "contested", "title": "Start"})
     requests = [
-        (UPDATE_COURSE, {"input": {"id": "contested", "expectedVersion": 1, "title": f"Title {n}"}}) for n in range(20)
+        (UPDATE_COURSE, {"input": {"courseId": "contested", "expectedVersion": 1, "title": f"Title {n}"}})
+        for n in range(20)
     ]
     results = [body["data"]["updateCourse"] for body in post_all(writable, requests)]
     winners = [result for result in results if result["__typename"] == "Course"]

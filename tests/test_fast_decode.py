@@ -10,12 +10,24 @@ from tests.conftest import Gateway
 from tests.contract import course_id, project_id, student_id
 
 QUERIES = [
-    '{ workspace(id: "ws-main") { displayName region seatLimit projects(first: 3) { nodes { id title } } } }',
-    '{ organization(name: "o1") { name users(first: 12) { nodes { username tickets(first: 2) { nodes { id } } } } } }',
-    f'{{ student(id: "{student_id(1)}") {{ year courses(first: 100) {{ edges {{ grade node {{ credits }} }} }} }} }}',
-    f'{{ course(id: "{course_id(1)}") {{ title students(first: 30) {{ edges {{ node {{ id name }} }} }} }} }}',
-    f'{{ project(workspaceId: "ws-main", id: "{project_id(2)}") {{ title workspace {{ displayName }} }} }}',
-    '{ workspace(id: "ws-big") { projects(first: 30) { nodes { id } pageInfo { hasNextPage } } } }',
+    (
+        '{ workspace(workspaceId: "ws-main") { displayName region'
+        " seatLimit projects(first: 3) { nodes { projectId title } } } }"
+    ),
+    (
+        '{ organization(orgName: "o1") { orgName users(first: 12) { nodes'
+        " { username tickets(first: 2) { nodes { ticketId } } } } } }"
+    ),
+    (
+        f'{{ student(studentId: "{student_id(1)}") {{ year courses(first:'
+        " 100) { edges { grade node { credits } } } } }"
+    ),
+    (
+        f'{{ course(courseId: "{course_id(1)}") {{ title students(first:'
+        " 30) { edges { node { studentId name } } } } }"
+    ),
+    f'{{ project(workspaceId: "ws-main", projectId: "{project_id(2)}") {{ title workspace {{ displayName }} }} }}',
+    '{ workspace(workspaceId: "ws-big") { projects(first: 30) { nodes { projectId } pageInfo { hasNextPage } } } }',
 ]
 
 

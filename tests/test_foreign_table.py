@@ -47,7 +47,7 @@ def test_unknown_attributes_and_shapes_are_skipped_and_logged(
 ) -> None:
     caplog.set_level(logging.WARNING)
     body = foreign.query(
-        '{ workspace(id: "w1") { displayName seatLimit projects(first: 2) { nodes { id title status } '
+        '{ workspace(workspaceId: "w1") { displayName seatLimit projects(first: 2) { nodes { projectId title status } '
         "pageInfo { hasNextPage } } } }"
     )
     assert "errors" not in body
@@ -55,12 +55,14 @@ def test_unknown_attributes_and_shapes_are_skipped_and_logged(
     assert workspace["displayName"] == "Foreign"
     assert workspace["seatLimit"] == 3
     assert workspace["projects"]["nodes"] == [
-        {"id": "2026-0004", "title": None, "status": None},
-        {"id": "2026-0003", "title": "three", "status": None},
+        {"projectId": "2026-0004", "title": None, "status": None},
+        {"projectId": "2026-0003", "title": "three", "status": None},
     ]
     assert workspace["projects"]["pageInfo"]["hasNextPage"] is True
-    everything = foreign.query('{ workspace(id: "w1") { projects { nodes { id } pageInfo { hasNextPage } } } }')
-    assert [p["id"] for p in everything["data"]["workspace"]["projects"]["nodes"]] == [
+    everything = foreign.query(
+        '{ workspace(workspaceId: "w1") { projects { nodes { projectId } pageInfo { hasNextPage } } } }'
+    )
+    assert [p["projectId"] for p in everything["data"]["workspace"]["projects"]["nodes"]] == [
         "2026-0004",
         "2026-0003",
         "2026-0001",
@@ -71,7 +73,8 @@ def test_unknown_attributes_and_shapes_are_skipped_and_logged(
 
 def test_an_unknown_item_inside_a_combined_query_does_not_shorten_the_page(foreign: Gateway) -> None:
     body = foreign.query(
-        '{ organization(name: "acme") { name users(first: 1) { nodes { username name } pageInfo { hasNextPage } } } }'
+        '{ organization(orgName: "acme") { orgName users(first: 1)'
+        " { nodes { username name } pageInfo { hasNextPage } } } }"
     )
     organization = body["data"]["organization"]
     assert organization["users"] == {"nodes": [{"username": "ann", "name": "Ann"}], "pageInfo": {"hasNextPage": True}}
@@ -79,10 +82,10 @@ def test_an_unknown_item_inside_a_combined_query_does_not_shorten_the_page(forei
 
 def test_links_and_edges_work_on_foreign_items(foreign: Gateway) -> None:
     body = foreign.query(
-        '{ ticket(id: "t1") { title user { name organization { name } } }'
-        ' student(id: "s1") { name year courses { edges { grade node { title credits } } } } }'
+        '{ ticket(ticketId: "t1") { title user { name organization { orgName } } }'
+        ' student(studentId: "s1") { name year courses { edges { grade node { title credits } } } } }'
     )
-    assert body["data"]["ticket"] == {"title": "T1", "user": {"name": "Ann", "organization": {"name": "acme"}}}
+    assert body["data"]["ticket"] == {"title": "T1", "user": {"name": "Ann", "organization": {"orgName": "acme"}}}
     # A mistyped attribute is null, and a number that is not an integer is not squeezed into Int.
     assert body["data"]["student"]["year"] is None
     edge = body["data"]["student"]["courses"]["edges"][0]
@@ -108,6 +111,6 @@ def test_items_of_other_shapes_around_the_members_cost_no_query_per_item(
         for n in range(300):  # between the organization and its users: read, skipped, in large steps
             batch.put_item(Item={"PK": "ORG#big", "SK": f"NOTE#{n:04d}"})
     with gateway_factory(fresh_table) as gateway:
-        body = gateway.query('{ organization(name: "big") { users(first: 5) { nodes { username } } } }')
+        body = gateway.query('{ organization(orgName: "big") { users(first: 5) { nodes { username } } } }')
     assert [u["username"] for u in body["data"]["organization"]["users"]["nodes"]] == ["u0", "u1", "u2"]
     assert body["extensions"]["dynamodb"]["operations"]["Query"] <= 4

@@ -36,7 +36,7 @@ def test_graphiql_is_served_to_browsers(gateway: Gateway) -> None:
 
 
 def test_accounting_is_reported_only_when_asked_for(gateway: Gateway) -> None:
-    body = gateway.http.post("/graphql", json={"query": '{ workspace(id: "ws-main") { displayName } }'}).json()
+    body = gateway.http.post("/graphql", json={"query": '{ workspace(workspaceId: "ws-main") { displayName } }'}).json()
     assert body["data"] == {"workspace": {"displayName": "Main"}}
     assert "dynamodb" not in body.get("extensions", {})
 

@@ -19,7 +19,7 @@ from tests.conftest import Gateway
 
 GR = "application/graphql-response+json"
 JSON = "application/json"
-QUERY = '{ workspace(id: "ws-main") { displayName } }'
+QUERY = '{ workspace(workspaceId: "ws-main") { displayName } }'
 DATA = {"workspace": {"displayName": "Main"}}
 API_KEY = "tg_contract_key_0123456789"
 ORIGIN = "https://app.example"
@@ -67,7 +67,7 @@ def test_an_accept_without_a_graphql_media_type_is_406(gateway: Gateway) -> None
 REQUEST_ERRORS = {
     "parse": ({"query": "{"}, "GRAPHQL_PARSE_FAILED"),
     "validation": ({"query": "{ nope }"}, "GRAPHQL_VALIDATION_FAILED"),
-    "variables": ({"query": "query($id: ID!) { workspace(id: $id) { displayName } }"}, "BAD_USER_INPUT"),
+    "variables": ({"query": "query($id: ID!) { workspace(workspaceId: $id) { displayName } }"}, "BAD_USER_INPUT"),
     "operation": ({"query": QUERY, "operationName": "Missing"}, "BAD_USER_INPUT"),
 }
 
@@ -86,14 +86,14 @@ def test_a_request_error_has_no_data_and_its_status_depends_on_the_media_type(
 
 
 def test_a_field_error_is_a_partial_response_and_200(gateway: Gateway) -> None:
-    response = post(gateway, {"query": '{ workspace(id: "a#b") { displayName } }'}, GR)
+    response = post(gateway, {"query": '{ workspace(workspaceId: "a#b") { displayName } }'}, GR)
     assert response.status_code == 200
     assert response.json()["data"] == {"workspace": None}
 
 
 def test_get_runs_a_query_from_the_url(gateway: Gateway) -> None:
     params = {
-        "query": "query($id: ID!) { workspace(id: $id) { displayName } }",
+        "query": "query($id: ID!) { workspace(workspaceId: $id) { displayName } }",
         "variables": json.dumps({"id": "ws-main"}),
     }
     response = gateway.http.get("/graphql", params=params, headers={"Accept": GR})
@@ -104,7 +104,7 @@ def test_get_runs_a_query_from_the_url(gateway: Gateway) -> None:
 
 def test_a_mutation_over_get_is_405_and_not_run(gateway: Gateway) -> None:
     gateway.sent.clear()
-    mutation = f'mutation {{ createWorkspace(input: {{id: "get-{uuid.uuid4().hex[:8]}"}}) {{ __typename }} }}'
+    mutation = f'mutation {{ createWorkspace(input: {{workspaceId: "get-{uuid.uuid4().hex[:8]}"}}) {{ __typename }} }}'
     response = gateway.http.get("/graphql", params={"query": mutation}, headers={"Accept": GR})
     assert response.status_code == 405
     assert response.headers["allow"] == "POST"
@@ -221,7 +221,7 @@ def apq(document: str | None, digest_of: str) -> dict[str, Any]:
 
 
 def test_automatic_persisted_queries_run_by_hash_once_registered(gateway: Gateway) -> None:
-    document = '{ workspace(id: "ws-empty") { displayName } }  # ' + uuid.uuid4().hex
+    document = '{ workspace(workspaceId: "ws-empty") { displayName } }  # ' + uuid.uuid4().hex
     unknown = post(gateway, apq(None, document), GR)
     assert unknown.status_code == 400
     assert unknown.json()["errors"][0]["extensions"]["code"] == "PERSISTED_QUERY_NOT_FOUND"

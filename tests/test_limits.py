@@ -13,56 +13,67 @@ from graphql import GraphQLObjectType, parse
 
 from gateway.app import EXPLAIN_HEADER
 from gateway.limits import MAX_VISITS, Budget, CostLimit, Planner
-from schema import MODEL, SCHEMA
+from schema import SCHEMA
+from schema.model import MODEL
 from tests.conftest import Gateway
 from tests.contract import student_id, tickets_of
 from tests.identity import Issuer
 
 CANONICAL = {
-    "workspace and projects": '{ workspace(id: "ws-main") { displayName projects(first: 5) { nodes { id } } } }',
-    "organization and users": '{ organization(name: "o1") { name users(first: 5) { nodes { username } } } }',
-    "users and their tickets": (
-        '{ organization(name: "o1") { users(first: 6) { nodes { username tickets(first: 3) { nodes { id } } } } } }'
+    "workspace and projects": (
+        '{ workspace(workspaceId: "ws-main") { displayName projects(first: 5) { nodes { projectId } } } }'
     ),
-    "user and tickets": '{ user(organization: "o1", username: "user-07") { name tickets(first: 4) { nodes { id } } } }',
+    "organization and users": '{ organization(orgName: "o1") { orgName users(first: 5) { nodes { username } } } }',
+    "users and their tickets": (
+        '{ organization(orgName: "o1") { users(first: 6) { nodes {'
+        " username tickets(first: 3) { nodes { ticketId } } } } } }"
+    ),
+    "user and tickets": (
+        '{ user(orgName: "o1", username: "user-07") { name tickets(first: 4) { nodes { ticketId } } } }'
+    ),
     "student courses 10": (
-        '{ student(id: "stu-0001") { name courses(first: 10) { edges { grade node { title } } } } }'
+        '{ student(studentId: "stu-0001") { name courses(first: 10) { edges { grade node { title } } } } }'
     ),
     "student courses 100": (
-        '{ student(id: "stu-0001") { name courses(first: 100) { edges { grade node { title } } } } }'
+        '{ student(studentId: "stu-0001") { name courses(first: 100) { edges { grade node { title } } } } }'
     ),
-    "course roster 10": '{ course(id: "crs-0001") { title students(first: 10) { edges { node { name } } } } }',
-    "course roster 100": '{ course(id: "crs-0001") { title students(first: 100) { edges { node { name } } } } }',
-    "students by id": "{ students(ids: ["
+    "course roster 10": '{ course(courseId: "crs-0001") { title students(first: 10) { edges { node { name } } } } }',
+    "course roster 100": '{ course(courseId: "crs-0001") { title students(first: 100) { edges { node { name } } } } }',
+    "students by id": "{ students(studentIds: ["
     + ", ".join(f'"{student_id(n)}"' for n in [*range(150, 0, -1), 3])
-    + "]) { id } }",
-    "project and workspace": '{ project(workspaceId: "ws-main", id: "2026-0030") { title workspace { displayName } } }',
+    + "]) { studentId } }",
+    "project and workspace": (
+        '{ project(workspaceId: "ws-main", projectId: "2026-0030") { title workspace { displayName } } }'
+    ),
 }
 
 OTHERS = {
     "a connection inside a fragment on a union": (
-        '{ workspace(id: "ws-main") { ... on WorkspaceResult {'
-        " ... on Workspace { projects(first: 2) { nodes { id } } } } } }"
+        '{ workspace(workspaceId: "ws-main") { ... on WorkspaceResult {'
+        " ... on Workspace { projects(first: 2) { nodes { projectId } } } } } }"
     ),
     "batch then pages then targets": (
-        '{ students(ids: ["stu-0001", "stu-0002"]) { courses(first: 3) { nodes { title } } } }'
+        '{ students(studentIds: ["stu-0001", "stu-0002"]) { courses(first: 3) { nodes { title } } } }'
     ),
     "ticket, its user, their organization": (
-        '{ ticket(id: "' + tickets_of(2)[0] + '") { title user { name organization { name } } } }'
+        '{ ticket(ticketId: "' + tickets_of(2)[0] + '") { title user { name organization { orgName } } } }'
     ),
     "enrollment and both ends": (
         '{ enrollment(studentId: "stu-0001", courseId: "crs-0001") { grade student { name } course { title } } }'
     ),
     "aliases and a fragment": (
-        '{ a: organization(name: "o1") { ...U } b: organization(name: "o-empty") { ...U } }'
-        " fragment U on Organization { users(first: 4) { edges { node { tickets(first: 2) { nodes { id } } } } } }"
+        '{ a: organization(orgName: "o1") { ...U } b: organization(orgName: "o-empty") { ...U } }'
+        " fragment U on Organization { users(first: 4) { edges {"
+        " node { tickets(first: 2) { nodes { ticketId } } } } } }"
     ),
     "skipped branch": (
-        '{ organization(name: "o1") { users(first: 4) { nodes { username '
-        "tickets(first: 2) @skip(if: true) { nodes { id } } } } } }"
+        '{ organization(orgName: "o1") { users(first: 4) { nodes { username '
+        "tickets(first: 2) @skip(if: true) { nodes { ticketId } } } } } }"
     ),
-    "a page after a cursor": '{ course(id: "crs-0001") { students(first: 20, after: null) { nodes { id } } } }',
-    "user and its organization": '{ user(organization: "o1", username: "user-03") { organization { name } } }',
+    "a page after a cursor": (
+        '{ course(courseId: "crs-0001") { students(first: 20, after: null) { nodes { studentId } } } }'
+    ),
+    "user and its organization": '{ user(orgName: "o1", username: "user-03") { organization { orgName } } }',
 }
 
 
@@ -149,7 +160,10 @@ def test_an_operation_over_the_call_budget_is_refused_with_its_estimate(tight: G
 
 
 def test_an_operation_over_the_round_budget_is_refused(tight: Gateway) -> None:
-    query = '{ students(ids: ["stu-0001"]) { courses(first: 1) { nodes { title } } } }'
+    # The student comes with its enrolments; its course with the course's roster; then the roster's students.
+    query = (
+        '{ student(studentId: "stu-0001") { courses(first: 1) { nodes { students(first: 1) { nodes { name } } } } } }'
+    )
     error = refused(tight, query)["errors"][0]
     assert (error["extensions"]["code"], error["extensions"]["limit"]) == ("COST_LIMIT", "rounds")
 
@@ -162,11 +176,11 @@ def test_an_operation_within_the_budget_runs(tight: Gateway) -> None:
     ("query", "limit"),
     [
         (
-            '{ user(organization: "o1", username: "u") '
-            "{ tickets { edges { node { user { organization { name } } } } } } }",
+            '{ user(orgName: "o1", username: "u") '
+            "{ tickets { edges { node { user { organization { orgName } } } } } } }",
             "depth",
         ),
-        ('{ a: __typename b: __typename c: __typename workspace(id: "ws-main") { displayName } }', "aliases"),
+        ('{ a: __typename b: __typename c: __typename workspace(workspaceId: "ws-main") { displayName } }', "aliases"),
     ],
 )
 def test_deep_or_wide_documents_are_refused(tight: Gateway, query: str, limit: str) -> None:
@@ -175,7 +189,7 @@ def test_deep_or_wide_documents_are_refused(tight: Gateway, query: str, limit: s
 
 
 def test_a_document_over_the_token_limit_is_not_even_parsed(tight: Gateway) -> None:
-    query = "{ " + " ".join(f'w{n}: workspace(id: "x") {{ displayName }}' for n in range(30)) + " }"
+    query = "{ " + " ".join(f'w{n}: workspace(workspaceId: "x") {{ displayName }}' for n in range(30)) + " }"
     error = refused(tight, query)["errors"][0]
     assert error["extensions"]["code"] == "GRAPHQL_PARSE_FAILED"
     assert "tokens" in error["message"]
@@ -241,7 +255,7 @@ def test_explaining_a_mutation_writes_nothing(gateway: Gateway) -> None:
     workspace = f"explained-{uuid.uuid4().hex[:8]}"
     mutation = (
         f'mutation {{ createProject(input: {{workspaceId: "{workspace}", title: "t"}}) '
-        "{ ... on Project { id workspace { displayName } } } }"
+        "{ ... on Project { projectId workspace { displayName } } } }"
     )
     plan = explain(gateway, mutation).json()["extensions"]["explain"]
     assert [(r["path"], r["operation"], r["round"]) for r in plan["requests"]] == [

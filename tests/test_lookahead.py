@@ -15,8 +15,8 @@ def test_users_in_a_named_fragment_with_a_variable_page_size_are_read_with_the_o
     gateway: Gateway,
 ) -> None:
     body = gateway.query(
-        'query($n: Int) { organization(name: "o1") { ...Org } }'
-        " fragment Org on Organization { name users(first: $n) { nodes { username } } }",
+        'query($n: Int) { organization(orgName: "o1") { ...Org } }'
+        " fragment Org on Organization { orgName users(first: $n) { nodes { username } } }",
         {"n": 3},
     )
     assert len(body["data"]["organization"]["users"]["nodes"]) == 3
@@ -25,7 +25,7 @@ def test_users_in_a_named_fragment_with_a_variable_page_size_are_read_with_the_o
 
 def test_an_inline_fragment_is_followed(gateway: Gateway) -> None:
     body = gateway.query(
-        '{ user(organization: "o1", username: "user-03") { ... on User { name tickets(first: 1) { nodes { id } } } } }'
+        '{ user(orgName: "o1", username: "user-03") { ... on User { name tickets(first: 1) { nodes { ticketId } } } } }'
     )
     assert body["data"]["user"]["name"] == "User 3"
     assert cost(body) == (1, 1)
@@ -33,8 +33,8 @@ def test_an_inline_fragment_is_followed(gateway: Gateway) -> None:
 
 def test_a_skipped_connection_is_not_read(gateway: Gateway) -> None:
     body = gateway.query(
-        'query($skip: Boolean!) { workspace(id: "ws-main") { displayName'
-        " projects @skip(if: $skip) { nodes { id } } } }",
+        'query($skip: Boolean!) { workspace(workspaceId: "ws-main") { displayName'
+        " projects @skip(if: $skip) { nodes { projectId } } } }",
         {"skip": True},
     )
     assert body["data"] == {"workspace": {"displayName": "Main"}}
@@ -43,7 +43,7 @@ def test_a_skipped_connection_is_not_read(gateway: Gateway) -> None:
 
 def test_an_excluded_link_is_not_prefetched(gateway: Gateway) -> None:
     body = gateway.query(
-        '{ project(workspaceId: "ws-main", id: "2026-0001") { title workspace @include(if: false) { region } } }'
+        '{ project(workspaceId: "ws-main", projectId: "2026-0001") { title workspace @include(if: false) { region } } }'
     )
     assert body["data"] == {"project": {"title": "Project 1"}}
     assert body["extensions"]["dynamodb"]["operations"] == {"BatchGetItem": 1}
@@ -51,7 +51,7 @@ def test_an_excluded_link_is_not_prefetched(gateway: Gateway) -> None:
 
 def test_two_aliased_pages_of_one_collection_are_both_served(gateway: Gateway) -> None:
     body = gateway.query(
-        '{ organization(name: "o1") { first: users(first: 2) { nodes { username } }'
+        '{ organization(orgName: "o1") { first: users(first: 2) { nodes { username } }'
         " more: users(first: 4) { nodes { username } } } }"
     )
     organization = body["data"]["organization"]
@@ -63,8 +63,9 @@ def test_two_aliased_pages_of_one_collection_are_both_served(gateway: Gateway) -
 
 def test_a_page_asked_for_twice_is_read_once(gateway: Gateway) -> None:
     body = gateway.query(
-        '{ a: user(organization: "o1", username: "user-05") { tickets(first: 2) { nodes { id } } }'
-        ' b: organization(name: "o1") { users(first: 5) { nodes { username tickets(first: 2) { nodes { id } } } } } }'
+        '{ a: user(orgName: "o1", username: "user-05") { tickets(first: 2) { nodes { ticketId } } }'
+        ' b: organization(orgName: "o1") { users(first: 5) { nodes'
+        " { username tickets(first: 2) { nodes { ticketId } } } } } }"
     )
     assert body["data"]["a"]["tickets"] == body["data"]["b"]["users"]["nodes"][4]["tickets"]
     assert body["extensions"]["dynamodb"]["operations"] == {"Query": 1 + 1 + 4}
@@ -72,7 +73,7 @@ def test_a_page_asked_for_twice_is_read_once(gateway: Gateway) -> None:
 
 def test_a_link_back_to_a_member_already_read_costs_nothing(gateway: Gateway) -> None:
     body = gateway.query(
-        '{ organization(name: "o1") { users(first: 3) { nodes { username'
+        '{ organization(orgName: "o1") { users(first: 3) { nodes { username'
         " tickets(first: 1) { nodes { user { name } } } } } } }"
     )
     users = body["data"]["organization"]["users"]["nodes"]
@@ -82,8 +83,8 @@ def test_a_link_back_to_a_member_already_read_costs_nothing(gateway: Gateway) ->
 
 def test_a_connection_in_a_fragment_on_a_union_is_started_with_its_parent(gateway: Gateway) -> None:
     body = gateway.query(
-        '{ workspace(id: "ws-main") { ... on WorkspaceResult {'
-        " ... on Workspace { projects(first: 2) { nodes { id } } } } } }"
+        '{ workspace(workspaceId: "ws-main") { ... on WorkspaceResult {'
+        " ... on Workspace { projects(first: 2) { nodes { projectId } } } } } }"
     )
     assert len(body["data"]["workspace"]["projects"]["nodes"]) == 2
     assert cost(body) == (2, 1)

@@ -80,15 +80,17 @@ def unique(prefix: str) -> str:
 
 def new_workspace(gateway: Gateway, **extra: Any) -> str:
     ws = unique("ws")
-    result, _ = mutate(gateway, "createWorkspace", {"id": ws, "displayName": "W", **extra}, "... on Workspace { id }")
+    result, _ = mutate(
+        gateway, "createWorkspace", {"workspaceId": ws, "displayName": "W", **extra}, "... on Workspace { workspaceId }"
+    )
     assert result["__typename"] == "Workspace"
     return ws
 
 
 def new_project(gateway: Gateway, ws: str, title: str = "P") -> str:
-    result, _ = mutate(gateway, "createProject", {"workspaceId": ws, "title": title}, "... on Project { id }")
+    result, _ = mutate(gateway, "createProject", {"workspaceId": ws, "title": title}, "... on Project { projectId }")
     assert result["__typename"] == "Project", result
-    return str(result["id"])
+    return str(result["projectId"])
 
 
 # --- workspaces and projects --------------------------------------------------------------------------------------
@@ -99,12 +101,12 @@ def test_create_workspace_stores_the_key_design_item_with_version_and_counter(wr
     result, operations = mutate(
         writable,
         "createWorkspace",
-        {"id": ws, "displayName": "Acme", "region": "eu-west-1", "seatLimit": 5},
-        "... on Workspace { id displayName region seatLimit projectCount version }",
+        {"workspaceId": ws, "displayName": "Acme", "region": "eu-west-1", "seatLimit": 5},
+        "... on Workspace { workspaceId displayName region seatLimit projectCount version }",
     )
     assert result == {
         "__typename": "Workspace",
-        "id": ws,
+        "workspaceId": ws,
         "displayName": "Acme",
         "region": "eu-west-1",
         "seatLimit": 5,
@@ -125,7 +127,7 @@ def test_create_workspace_stores_the_key_design_item_with_version_and_counter(wr
 
 def test_creating_what_exists_is_a_conflict_that_changes_nothing(writable: Gateway, stored: Any) -> None:
     ws = new_workspace(writable)
-    result, _ = mutate(writable, "createWorkspace", {"id": ws, "displayName": "Other"}, "")
+    result, _ = mutate(writable, "createWorkspace", {"workspaceId": ws, "displayName": "Other"}, "")
     assert result["__typename"] == "ConflictError"
     assert (result["reason"], result["currentVersion"]) == ("ALREADY_EXISTS", 1)
     assert stored(f"WS#{ws}", "META")["displayName"] == "W"
@@ -139,10 +141,10 @@ def test_create_project_mints_a_time_ordered_id_and_counts_it_in_the_same_transa
         writable,
         "createProject",
         {"workspaceId": ws, "title": "First", "status": "active", "createdBy": "ann"},
-        "... on Project { id workspaceId title status createdBy version }",
+        "... on Project { projectId workspaceId title status createdBy version }",
     )
     assert operations == {"TransactWriteItems": 1}
-    first = result["id"]
+    first = result["projectId"]
     assert "#" not in first and result["version"] == 1
     assert stored(f"WS#{ws}", f"PROJ#{first}") == {
         "PK": f"WS#{ws}",
@@ -157,10 +159,11 @@ def test_create_project_mints_a_time_ordered_id_and_counts_it_in_the_same_transa
     assert stored(f"WS#{ws}", "META")["projectCount"] == 2
 
     body = writable.query(
-        f'{{ workspace(id: "{ws}") {{ projectCount projects(first: 1) {{ totalCount nodes {{ id }} }} }} }}'
+        f'{{ workspace(workspaceId: "{ws}") {{ projectCount'
+        " projects(first: 1) { totalCount nodes { projectId } } } }"
     )
     workspace = body["data"]["workspace"]
-    assert workspace == {"projectCount": 2, "projects": {"totalCount": 2, "nodes": [{"id": second}]}}
+    assert workspace == {"projectCount": 2, "projects": {"totalCount": 2, "nodes": [{"projectId": second}]}}
     # The count comes from the workspace item that was read anyway: no Query counts anything.
     assert body["extensions"]["dynamodb"]["operations"] == {"BatchGetItem": 1, "Query": 1}
 
@@ -179,7 +182,10 @@ def test_update_is_compare_and_set_and_a_stale_version_tells_the_current_one(wri
     ws = new_workspace(writable, region="us-east-1")
     selection = "... on Workspace { displayName region version }"
     result, operations = mutate(
-        writable, "updateWorkspace", {"id": ws, "expectedVersion": 1, "displayName": "New", "region": None}, selection
+        writable,
+        "updateWorkspace",
+        {"workspaceId": ws, "expectedVersion": 1, "displayName": "New", "region": None},
+        selection,
     )
     assert result == {"__typename": "Workspace", "displayName": "New", "region": None, "version": 2}
     assert operations == {"UpdateItem": 1}
@@ -190,31 +196,33 @@ def test_update_is_compare_and_set_and_a_stale_version_tells_the_current_one(wri
         "projectCount": Decimal(0),
         "version": Decimal(2),
     }
-    stale, _ = mutate(writable, "updateWorkspace", {"id": ws, "expectedVersion": 1, "displayName": "Lost"}, "")
+    stale, _ = mutate(writable, "updateWorkspace", {"workspaceId": ws, "expectedVersion": 1, "displayName": "Lost"}, "")
     assert (stale["__typename"], stale["reason"], stale["currentVersion"]) == ("ConflictError", "VERSION_MISMATCH", 2)
     assert stored(f"WS#{ws}", "META")["displayName"] == "New"
 
 
 def test_updating_what_does_not_exist_is_not_found(writable: Gateway) -> None:
     result, _ = mutate(
-        writable, "updateProject", {"workspaceId": "w", "id": "p", "expectedVersion": 1, "title": "T"}, ""
+        writable, "updateProject", {"workspaceId": "w", "projectId": "p", "expectedVersion": 1, "title": "T"}, ""
     )
     assert (result["__typename"], result["entity"]) == ("NotFoundError", "Project")
 
 
 def test_bad_input_is_a_validation_error_and_sends_nothing(writable: Gateway) -> None:
     cases = [
-        ("createWorkspace", {"id": "a#b", "displayName": "W"}, "id"),
-        ("createWorkspace", {"id": "ok", "displayName": "  "}, "displayName"),
-        ("updateWorkspace", {"id": "ok", "expectedVersion": 1, "displayName": None}, "displayName"),
-        ("updateWorkspace", {"id": "ok", "expectedVersion": -1}, "expectedVersion"),
-        ("createStudent", {"id": "s", "name": "N", "year": 40}, "year"),
+        ("createWorkspace", {"workspaceId": "a#b", "displayName": "W"}, "workspaceId"),
+        ("createWorkspace", {"workspaceId": "ok", "displayName": "  "}, "displayName"),
+        ("updateWorkspace", {"workspaceId": "ok", "expectedVersion": 1, "displayName": None}, "displayName"),
+        ("updateWorkspace", {"workspaceId": "ok", "expectedVersion": -1}, "expectedVersion"),
+        ("createStudent", {"studentId": "s", "name": "N", "year": 40}, "year"),
     ]
     for field, data, argument in cases:
         result, operations = mutate(writable, field, data, "")
         assert (result["__typename"], result["field"]) == ("ValidationFailedError", argument)
         assert operations == {}
-    result, operations = mutate(writable, "createWorkspace", {"id": "ok", "displayName": "W"}, "", token="bad#token")
+    result, operations = mutate(
+        writable, "createWorkspace", {"workspaceId": "ok", "displayName": "W"}, "", token="bad#token"
+    )
     assert (result["__typename"], result["field"], operations) == ("ValidationFailedError", "clientToken", {})
 
 
@@ -223,14 +231,14 @@ def test_deleting_a_workspace_with_projects_needs_cascade_which_reports_what_it_
 ) -> None:
     ws = new_workspace(writable)
     projects = [new_project(writable, ws) for _ in range(3)]
-    refused, operations = mutate(writable, "deleteWorkspace", {"id": ws}, "")
+    refused, operations = mutate(writable, "deleteWorkspace", {"workspaceId": ws}, "")
     assert (refused["__typename"], refused["reason"]) == ("ConflictError", "HAS_CHILDREN")
     assert "cascade" in refused["message"]
     assert operations == {"DeleteItem": 1}
     assert stored(f"WS#{ws}", f"PROJ#{projects[0]}") is not None
 
     deleted, operations = mutate(
-        writable, "deleteWorkspace", {"id": ws, "cascade": True}, "... on Deleted { items { type count } }"
+        writable, "deleteWorkspace", {"workspaceId": ws, "cascade": True}, "... on Deleted { items { type count } }"
     )
     assert deleted["items"] == [{"type": "Project", "count": 3}, {"type": "Workspace", "count": 1}]
     assert operations == {"DeleteItem": 2, "Query": 1, "TransactWriteItems": 1}
@@ -243,18 +251,18 @@ def test_deleting_a_workspace_with_projects_needs_cascade_which_reports_what_it_
 def test_delete_project_counts_it_out(writable: Gateway, stored: Any) -> None:
     ws = new_workspace(writable)
     project = new_project(writable, ws)
-    stale, _ = mutate(writable, "deleteProject", {"workspaceId": ws, "id": project, "expectedVersion": 7}, "")
+    stale, _ = mutate(writable, "deleteProject", {"workspaceId": ws, "projectId": project, "expectedVersion": 7}, "")
     assert (stale["reason"], stale["currentVersion"]) == ("VERSION_MISMATCH", 1)
     result, operations = mutate(
-        writable, "deleteProject", {"workspaceId": ws, "id": project}, "... on Deleted { items { type count } }"
+        writable, "deleteProject", {"workspaceId": ws, "projectId": project}, "... on Deleted { items { type count } }"
     )
     assert result["items"] == [{"type": "Project", "count": 1}]
     assert operations == {"TransactWriteItems": 1}
     assert stored(f"WS#{ws}", f"PROJ#{project}") is None
     assert stored(f"WS#{ws}", "META")["projectCount"] == 0
-    again, _ = mutate(writable, "deleteProject", {"workspaceId": ws, "id": project}, "")
+    again, _ = mutate(writable, "deleteProject", {"workspaceId": ws, "projectId": project}, "")
     assert again["__typename"] == "NotFoundError"
-    emptied, operations = mutate(writable, "deleteWorkspace", {"id": ws}, "... on Deleted { items { type } }")
+    emptied, operations = mutate(writable, "deleteWorkspace", {"workspaceId": ws}, "... on Deleted { items { type } }")
     assert emptied["items"] == [{"type": "Workspace"}]
     assert operations == {"DeleteItem": 1}
 
@@ -265,18 +273,21 @@ def test_delete_project_counts_it_out(writable: Gateway, stored: Any) -> None:
 def test_organization_user_and_ticket_items_follow_the_key_design(writable: Gateway, stored: Any) -> None:
     org = unique("org")
     result, _ = mutate(
-        writable, "createOrganization", {"name": org, "subscriptionLevel": "pro"}, "... on Organization { name }"
+        writable,
+        "createOrganization",
+        {"orgName": org, "name": "Org Display", "subscriptionLevel": "pro"},
+        "... on Organization { orgName name }",
     )
-    assert result["name"] == org
+    assert (result["orgName"], result["name"]) == (org, "Org Display")
     assert stored(f"ORG#{org}", f"METADATA#{org}") == {
         "PK": f"ORG#{org}",
         "SK": f"METADATA#{org}",
-        "name": org,
+        "name": "Org Display",
         "subscriptionLevel": "pro",
         "userCount": Decimal(0),
         "version": Decimal(1),
     }
-    mutate(writable, "createUser", {"organization": org, "username": "ann", "name": "Ann", "role": "admin"}, "")
+    mutate(writable, "createUser", {"orgName": org, "username": "ann", "name": "Ann", "role": "admin"}, "")
     assert stored(f"ORG#{org}", "USER#ann") == {
         "PK": f"ORG#{org}",
         "SK": "USER#ann",
@@ -293,13 +304,13 @@ def test_organization_user_and_ticket_items_follow_the_key_design(writable: Gate
     ticket, _ = mutate(
         writable,
         "createTicket",
-        {"organization": org, "username": "ann", "title": "Broken"},
-        "... on Ticket { id title status version user { username } }",
+        {"orgName": org, "username": "ann", "title": "Broken"},
+        "... on Ticket { ticketId title status version user { username } }",
     )
-    tid = ticket["id"]
+    tid = ticket["ticketId"]
     assert ticket == {
         "__typename": "Ticket",
-        "id": tid,
+        "ticketId": tid,
         "title": "Broken",
         "status": "open",
         "version": 1,
@@ -317,31 +328,31 @@ def test_organization_user_and_ticket_items_follow_the_key_design(writable: Gate
     assert stored(f"ORG#{org}", "USER#ann")["ticketCount"] == 1
 
     later = mutate(
-        writable, "createTicket", {"organization": org, "username": "ann", "title": "Again"}, "... on Ticket { id }"
+        writable, "createTicket", {"orgName": org, "username": "ann", "title": "Again"}, "... on Ticket { ticketId }"
     )[0]
-    body = writable.query(f'{{ user(organization: "{org}", username: "ann") {{ tickets {{ nodes {{ id }} }} }} }}')
-    assert [t["id"] for t in body["data"]["user"]["tickets"]["nodes"]] == [later["id"], tid]
+    body = writable.query(f'{{ user(orgName: "{org}", username: "ann") {{ tickets {{ nodes {{ ticketId }} }} }} }}')
+    assert [t["ticketId"] for t in body["data"]["user"]["tickets"]["nodes"]] == [later["ticketId"], tid]
 
 
 def test_a_ticket_is_changed_and_deleted_by_its_id_alone(writable: Gateway, stored: Any) -> None:
     org = unique("org")
-    mutate(writable, "createOrganization", {"name": org}, "")
-    mutate(writable, "createUser", {"organization": org, "username": "bob"}, "")
+    mutate(writable, "createOrganization", {"orgName": org}, "")
+    mutate(writable, "createUser", {"orgName": org, "username": "bob"}, "")
     tid = mutate(
-        writable, "createTicket", {"organization": org, "username": "bob", "title": "T"}, "... on Ticket { id }"
-    )[0]["id"]
+        writable, "createTicket", {"orgName": org, "username": "bob", "title": "T"}, "... on Ticket { ticketId }"
+    )[0]["ticketId"]
 
     result, operations = mutate(
         writable,
         "updateTicket",
-        {"id": tid, "expectedVersion": 1, "status": "closed"},
+        {"ticketId": tid, "expectedVersion": 1, "status": "closed"},
         "... on Ticket { status version }",
     )
     assert (result["status"], result["version"]) == ("closed", 2)
     # The ticket's user is only in its index keys: it is read first, and the write requires it unchanged.
     assert operations == {"GetItem": 1, "UpdateItem": 1}
 
-    result, operations = mutate(writable, "deleteTicket", {"id": tid}, "... on Deleted { items { type count } }")
+    result, operations = mutate(writable, "deleteTicket", {"ticketId": tid}, "... on Deleted { items { type count } }")
     assert result["items"] == [{"type": "Ticket", "count": 1}]
     assert operations == {"GetItem": 1, "TransactWriteItems": 1}
     assert stored(f"TICKET#{tid}", f"TICKET#{tid}") is None
@@ -349,9 +360,9 @@ def test_a_ticket_is_changed_and_deleted_by_its_id_alone(writable: Gateway, stor
 
 
 def test_a_user_needs_its_organization(writable: Gateway) -> None:
-    result, _ = mutate(writable, "createUser", {"organization": "org-nowhere", "username": "u"}, "")
+    result, _ = mutate(writable, "createUser", {"orgName": "org-nowhere", "username": "u"}, "")
     assert (result["__typename"], result["entity"]) == ("NotFoundError", "Organization")
-    result, _ = mutate(writable, "createTicket", {"organization": "org-nowhere", "username": "u", "title": "T"}, "")
+    result, _ = mutate(writable, "createTicket", {"orgName": "org-nowhere", "username": "u", "title": "T"}, "")
     assert (result["__typename"], result["entity"]) == ("NotFoundError", "User")
 
 
@@ -360,8 +371,8 @@ def test_a_user_needs_its_organization(writable: Gateway) -> None:
 
 def new_pair(gateway: Gateway) -> tuple[str, str]:
     student, course = unique("stu"), unique("crs")
-    mutate(gateway, "createStudent", {"id": student, "name": "S", "year": 2, "major": "physics"}, "")
-    mutate(gateway, "createCourse", {"id": course, "title": "C", "credits": 5, "term": "fall"}, "")
+    mutate(gateway, "createStudent", {"studentId": student, "name": "S", "year": 2, "major": "physics"}, "")
+    mutate(gateway, "createCourse", {"courseId": course, "title": "C", "credits": 5, "term": "fall"}, "")
     return student, course
 
 
@@ -403,12 +414,12 @@ def test_enroll_writes_one_edge_with_its_inverted_keys_and_counts_both_sides(wri
     assert stored(f"CRS#{course}", "METADATA")["enrolledCount"] == 1
 
     body = writable.query(
-        f'{{ student(id: "{student}") {{ courseCount courses {{ totalCount edges {{ grade version }} }} }}'
-        f' course(id: "{course}") {{ enrolledCount students {{ totalCount nodes {{ id }} }} }} }}'
+        f'{{ student(studentId: "{student}") {{ courseCount courses {{ totalCount edges {{ grade version }} }} }}'
+        f' course(courseId: "{course}") {{ enrolledCount students {{ totalCount nodes {{ studentId }} }} }} }}'
     )
     assert body["data"] == {
         "student": {"courseCount": 1, "courses": {"totalCount": 1, "edges": [{"grade": "A", "version": 1}]}},
-        "course": {"enrolledCount": 1, "students": {"totalCount": 1, "nodes": [{"id": student}]}},
+        "course": {"enrolledCount": 1, "students": {"totalCount": 1, "nodes": [{"studentId": student}]}},
     }
 
 
@@ -451,15 +462,15 @@ def test_deleting_a_course_with_cascade_drops_its_enrolments_on_the_students_sid
     writable: Gateway, stored: Any
 ) -> None:
     course = unique("crs")
-    mutate(writable, "createCourse", {"id": course, "title": "C"}, "")
+    mutate(writable, "createCourse", {"courseId": course, "title": "C"}, "")
     students = [unique("stu") for _ in range(3)]
     for student in students:
-        mutate(writable, "createStudent", {"id": student, "name": "S"}, "")
+        mutate(writable, "createStudent", {"studentId": student, "name": "S"}, "")
         mutate(writable, "enroll", {"studentId": student, "courseId": course}, "")
-    refused, _ = mutate(writable, "deleteCourse", {"id": course}, "")
+    refused, _ = mutate(writable, "deleteCourse", {"courseId": course}, "")
     assert refused["reason"] == "HAS_CHILDREN"
     result, _ = mutate(
-        writable, "deleteCourse", {"id": course, "cascade": True}, "... on Deleted { items { type count } }"
+        writable, "deleteCourse", {"courseId": course, "cascade": True}, "... on Deleted { items { type count } }"
     )
     assert result["items"] == [{"type": "Course", "count": 1}, {"type": "Enrollment", "count": 3}]
     for student in students:
@@ -471,15 +482,15 @@ def test_deleting_an_organization_with_cascade_deletes_users_and_their_tickets(
     writable: Gateway, stored: Any, dynamodb: Any, table: str
 ) -> None:
     org = unique("org")
-    mutate(writable, "createOrganization", {"name": org}, "")
+    mutate(writable, "createOrganization", {"orgName": org}, "")
     tickets = []
     for name in ("u1", "u2"):
-        mutate(writable, "createUser", {"organization": org, "username": name}, "")
+        mutate(writable, "createUser", {"orgName": org, "username": name}, "")
         for _ in range(2):
-            data = {"organization": org, "username": name, "title": "T"}
-            tickets.append(mutate(writable, "createTicket", data, "... on Ticket { id }")[0]["id"])
+            data = {"orgName": org, "username": name, "title": "T"}
+            tickets.append(mutate(writable, "createTicket", data, "... on Ticket { ticketId }")[0]["ticketId"])
     result, _ = mutate(
-        writable, "deleteOrganization", {"name": org, "cascade": True}, "... on Deleted { items { type count } }"
+        writable, "deleteOrganization", {"orgName": org, "cascade": True}, "... on Deleted { items { type count } }"
     )
     assert result["items"] == [
         {"type": "Organization", "count": 1},
@@ -502,9 +513,9 @@ def test_a_retried_create_with_a_token_applies_once_and_answers_the_same(
     ws = new_workspace(writable)
     token = str(uuid.uuid4())
     data = {"workspaceId": ws, "title": "Once"}
-    first, operations = mutate(writable, "createProject", data, "... on Project { id version }", token=token)
+    first, operations = mutate(writable, "createProject", data, "... on Project { projectId version }", token=token)
     assert operations == {"TransactWriteItems": 1}
-    again, operations = mutate(writable, "createProject", data, "... on Project { id version }", token=token)
+    again, operations = mutate(writable, "createProject", data, "... on Project { projectId version }", token=token)
     assert again == first
     assert operations == {"TransactWriteItems": 1, "GetItem": 1}
     projects = dynamodb.query(
@@ -523,7 +534,7 @@ def test_a_retried_create_with_a_token_applies_once_and_answers_the_same(
 def test_a_retried_update_and_enrolment_with_tokens_apply_once(writable: Gateway, stored: Any) -> None:
     student, course = new_pair(writable)
     token = str(uuid.uuid4())
-    data = {"id": course, "expectedVersion": 1, "title": "Renamed"}
+    data = {"courseId": course, "expectedVersion": 1, "title": "Renamed"}
     results = [mutate(writable, "updateCourse", data, "... on Course { title version }", token=token)[0] for _ in "ab"]
     assert results[0] == results[1] == {"__typename": "Course", "title": "Renamed", "version": 2}
     assert stored(f"CRS#{course}", "METADATA")["version"] == 2
@@ -543,8 +554,8 @@ def test_a_foreign_table_is_served_with_null_counts_and_refuses_counted_writes_u
     gateway: Gateway,
 ) -> None:
     body = gateway.query(
-        f'{{ student(id: "{student_id(2)}") {{ courseCount version courses {{ totalCount }} }}'
-        ' workspace(id: "ws-main") { projectCount projects(first: 1) { totalCount } } }'
+        f'{{ student(studentId: "{student_id(2)}") {{ courseCount version courses {{ totalCount }} }}'
+        ' workspace(workspaceId: "ws-main") { projectCount projects(first: 1) { totalCount } } }'
     )
     assert body["data"] == {
         "student": {"courseCount": None, "version": 0, "courses": {"totalCount": None}},
@@ -557,7 +568,7 @@ def test_a_foreign_table_is_served_with_null_counts_and_refuses_counted_writes_u
 
 def test_an_unreachable_table_is_a_graphql_error_with_a_code(gateway_factory: Callable[..., Gateway]) -> None:
     with gateway_factory(f"missing-{uuid.uuid4().hex[:6]}") as missing:
-        body = missing.query('mutation { createStudent(input: {id: "s", name: "N"}) { __typename } }')
+        body = missing.query('mutation { createStudent(input: {studentId: "s", name: "N"}) { __typename } }')
     assert body["errors"][0]["extensions"]["code"] == "UNAVAILABLE"
 
 
@@ -584,13 +595,13 @@ def test_a_caller_writes_only_in_the_tenants_it_was_granted(
 
 def test_a_retried_delete_with_a_token_answers_as_the_first_time(writable: Gateway, stored: Any) -> None:
     org = unique("org")
-    mutate(writable, "createOrganization", {"name": org}, "")
-    mutate(writable, "createUser", {"organization": org, "username": "cy"}, "")
-    data = {"organization": org, "username": "cy", "title": "T"}
-    tid = mutate(writable, "createTicket", data, "... on Ticket { id }")[0]["id"]
+    mutate(writable, "createOrganization", {"orgName": org}, "")
+    mutate(writable, "createUser", {"orgName": org, "username": "cy"}, "")
+    data = {"orgName": org, "username": "cy", "title": "T"}
+    tid = mutate(writable, "createTicket", data, "... on Ticket { ticketId }")[0]["ticketId"]
     token = str(uuid.uuid4())
     answers = [
-        mutate(writable, "deleteTicket", {"id": tid}, "... on Deleted { items { type count } }", token=token)
+        mutate(writable, "deleteTicket", {"ticketId": tid}, "... on Deleted { items { type count } }", token=token)
         for _ in "ab"
     ]
     assert answers[0][0] == answers[1][0] == {"__typename": "Deleted", "items": [{"type": "Ticket", "count": 1}]}

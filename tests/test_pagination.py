@@ -12,33 +12,33 @@ from tests.contract import COURSES, PROJECTS, STUDENTS, USERS, course_id, projec
 
 WALKS = [
     pytest.param(
-        'workspace(id: "ws-main") { items: projects(first: $first, after: $after) { %s } }',
+        'workspace(workspaceId: "ws-main") { items: projects(first: $first, after: $after) { %s } }',
         [project_id(n) for n in range(PROJECTS, 0, -1)],
-        "id",
+        "projectId",
         id="projects",
     ),
     pytest.param(
-        'organization(name: "o1") { items: users(first: $first, after: $after) { %s } }',
+        'organization(orgName: "o1") { items: users(first: $first, after: $after) { %s } }',
         [username(n) for n in range(1, USERS + 1)],
         "username",
         id="users",
     ),
     pytest.param(
-        'user(organization: "o1", username: "user-07") { items: tickets(first: $first, after: $after) { %s } }',
+        'user(orgName: "o1", username: "user-07") { items: tickets(first: $first, after: $after) { %s } }',
         sorted(tickets_of(7), reverse=True),
-        "id",
+        "ticketId",
         id="tickets",
     ),
     pytest.param(
-        'student(id: "stu-0001") { items: courses(first: $first, after: $after) { %s } }',
+        'student(studentId: "stu-0001") { items: courses(first: $first, after: $after) { %s } }',
         [course_id(n) for n in range(COURSES, 0, -1)],
-        "id",
+        "courseId",
         id="student-courses",
     ),
     pytest.param(
-        'course(id: "crs-0001") { items: students(first: $first, after: $after) { %s } }',
+        'course(courseId: "crs-0001") { items: students(first: $first, after: $after) { %s } }',
         [student_id(n) for n in range(1, STUDENTS)],
-        "id",
+        "studentId",
         id="course-students",
     ),
 ]
@@ -83,7 +83,9 @@ def test_pages_of_one_item_walk_a_collection(gateway: Gateway) -> None:
 
 
 def test_default_page_size_is_twenty(gateway: Gateway) -> None:
-    body = gateway.query('{ workspace(id: "ws-main") { projects { nodes { id } pageInfo { hasNextPage } } } }')
+    body = gateway.query(
+        '{ workspace(workspaceId: "ws-main") { projects { nodes { projectId } pageInfo { hasNextPage } } } }'
+    )
     projects = body["data"]["workspace"]["projects"]
     assert len(projects["nodes"]) == 20
     assert projects["pageInfo"]["hasNextPage"] is True
@@ -91,10 +93,10 @@ def test_default_page_size_is_twenty(gateway: Gateway) -> None:
 
 def test_empty_collections_have_no_edges_and_no_next_page(gateway: Gateway) -> None:
     body = gateway.query(
-        '{ workspace(id: "ws-empty") { projects { edges { cursor } pageInfo { hasNextPage endCursor } } }'
-        ' organization(name: "o-empty") { users { nodes { username } pageInfo { hasNextPage endCursor } } }'
-        ' user(organization: "o1", username: "user-08") { tickets { nodes { id } pageInfo { hasNextPage } } }'
-        ' student(id: "stu-0150") { courses { edges { grade } pageInfo { hasNextPage endCursor } } } }'
+        '{ workspace(workspaceId: "ws-empty") { projects { edges { cursor } pageInfo { hasNextPage endCursor } } }'
+        ' organization(orgName: "o-empty") { users { nodes { username } pageInfo { hasNextPage endCursor } } }'
+        ' user(orgName: "o1", username: "user-08") { tickets { nodes { ticketId } pageInfo { hasNextPage } } }'
+        ' student(studentId: "stu-0150") { courses { edges { grade } pageInfo { hasNextPage endCursor } } } }'
     )
     data = body["data"]
     assert data["workspace"]["projects"] == {"edges": [], "pageInfo": {"hasNextPage": False, "endCursor": None}}
@@ -104,7 +106,7 @@ def test_empty_collections_have_no_edges_and_no_next_page(gateway: Gateway) -> N
 
 
 PROJECTS_PAGE = (
-    "query($ws: ID!, $after: String) { workspace(id: $ws) { projects(first: 2, after: $after) "
+    "query($ws: ID!, $after: String) { workspace(workspaceId: $ws) { projects(first: 2, after: $after) "
     "{ pageInfo { endCursor } } } }"
 )
 
@@ -135,7 +137,7 @@ def test_a_cursor_from_another_parent_is_refused(gateway: Gateway) -> None:
 
 
 def test_a_cursor_from_another_field_is_refused(gateway: Gateway) -> None:
-    users = gateway.query('{ organization(name: "o1") { users(first: 2) { pageInfo { endCursor } } } }')
+    users = gateway.query('{ organization(orgName: "o1") { users(first: 2) { pageInfo { endCursor } } } }')
     _assert_refused(gateway, "ws-main", users["data"]["organization"]["users"]["pageInfo"]["endCursor"])
 
 
@@ -150,7 +152,8 @@ def test_a_cursor_signed_with_another_secret_is_refused(
 @pytest.mark.parametrize("first", [0, -1, 101])
 def test_first_out_of_range_is_refused(gateway: Gateway, first: int) -> None:
     body = gateway.query(
-        'query($n: Int) { workspace(id: "ws-main") { projects(first: $n) { nodes { id } } } }', {"n": first}
+        'query($n: Int) { workspace(workspaceId: "ws-main") { projects(first: $n) { nodes { projectId } } } }',
+        {"n": first},
     )
     assert body["errors"][0]["extensions"] == {"code": "BAD_USER_INPUT", "argument": "first"}
     assert body["errors"][0]["path"] == ["workspace", "projects"]
@@ -158,7 +161,7 @@ def test_first_out_of_range_is_refused(gateway: Gateway, first: int) -> None:
 
 
 def test_a_bad_page_size_on_a_combined_read_is_reported_at_the_connection(gateway: Gateway) -> None:
-    body = gateway.query('{ organization(name: "o1") { name users(first: 0) { nodes { username } } } }')
+    body = gateway.query('{ organization(orgName: "o1") { orgName users(first: 0) { nodes { username } } } }')
     # The connection is non-null, so its error nulls the organization; the error names the field at fault.
     assert body["data"] == {"organization": None}
     assert body["errors"][0]["path"] == ["organization", "users"]
@@ -168,9 +171,9 @@ def test_a_bad_page_size_on_a_combined_read_is_reported_at_the_connection(gatewa
 @pytest.mark.parametrize(
     ("selection", "signed"),
     [
-        ("nodes { id }", 0),
-        ("nodes { id } pageInfo { endCursor }", 1),
-        ("edges { cursor node { id } }", 10),
+        ("nodes { projectId }", 0),
+        ("nodes { projectId } pageInfo { endCursor }", 1),
+        ("edges { cursor node { projectId } }", 10),
     ],
 )
 def test_cursors_are_signed_only_when_asked_for(
@@ -185,7 +188,7 @@ def test_cursors_are_signed_only_when_asked_for(
         return real(self, binding, position)
 
     monkeypatch.setattr(CursorCodec, "encode", spy)
-    body = gateway.query(f'{{ workspace(id: "ws-main") {{ projects(first: 10) {{ {selection} }} }} }}')
+    body = gateway.query(f'{{ workspace(workspaceId: "ws-main") {{ projects(first: 10) {{ {selection} }} }} }}')
     projects = body["data"]["workspace"]["projects"]
     assert len(projects.get("nodes") or projects.get("edges")) == 10
     assert len(calls) == signed

@@ -79,7 +79,7 @@ def test_recount_sets_every_counter_with_a_progress_bar_then_the_gateway_serves_
 
     with gateway_factory(foreign) as gateway:
         body = gateway.query(
-            f'{{ course(id: "{course_id(2)}") {{ enrolledCount students(first: 1) {{ totalCount }} }} }}'
+            f'{{ course(courseId: "{course_id(2)}") {{ enrolledCount students(first: 1) {{ totalCount }} }} }}'
         )
         assert body["data"]["course"] == {"enrolledCount": 1, "students": {"totalCount": 1}}
         body = gateway.query(

@@ -18,7 +18,7 @@ from tests.conftest import Gateway
 from tests.contract import student_id
 from tests.identity import Issuer
 
-WORKSPACE = '{ workspace(id: "ws-main") { displayName projects(first: 3) { nodes { id } } } }'
+WORKSPACE = '{ workspace(workspaceId: "ws-main") { displayName projects(first: 3) { nodes { projectId } } } }'
 
 
 @pytest.fixture
@@ -54,7 +54,7 @@ def test_a_document_sent_again_is_parsed_and_validated_once(fresh: Gateway, call
 
 def test_an_invalid_document_is_refused_each_time_it_is_sent(fresh: Gateway, calls: Counter[str]) -> None:
     for _ in range(2):
-        body = fresh.http.post("/graphql", json={"query": "{ workspace(id: 1) { nope } }"}).json()
+        body = fresh.http.post("/graphql", json={"query": "{ workspace(workspaceId: 1) { nope } }"}).json()
         assert body["errors"][0]["extensions"]["code"] == "GRAPHQL_VALIDATION_FAILED"
         assert "data" not in body
     assert calls["validate"] == 2
@@ -77,7 +77,7 @@ def test_a_document_an_admin_may_run_stays_refused_to_others(
 
 
 def test_the_estimate_of_a_document_sent_again_follows_its_variables(fresh: Gateway) -> None:
-    query = "query($ids: [ID!]!) { students(ids: $ids) { id } }"
+    query = "query($ids: [ID!]!) { students(studentIds: $ids) { studentId } }"
 
     def estimated_calls(count: int) -> int:
         ids = [student_id(n) for n in range(1, count + 1)]

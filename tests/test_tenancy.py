@@ -97,11 +97,13 @@ def codes(body: dict[str, Any]) -> list[str]:
 
 
 ROOTS = {
-    "workspace": '{ workspace(id: "ws-main") { displayName projects { nodes { id } } } }',
-    "project": '{ project(workspaceId: "ws-main", id: "2026-0001") { title workspace { displayName } } }',
-    "organization": '{ organization(name: "o1") { name users { nodes { username } } } }',
-    "user": '{ user(organization: "o1", username: "user-02") { name tickets { nodes { id } } organization { name } } }',
-    "student": '{ student(id: "stu-0001") { name courses { edges { grade node { title } } } } }',
+    "workspace": '{ workspace(workspaceId: "ws-main") { displayName projects { nodes { projectId } } } }',
+    "project": '{ project(workspaceId: "ws-main", projectId: "2026-0001") { title workspace { displayName } } }',
+    "organization": '{ organization(orgName: "o1") { orgName users { nodes { username } } } }',
+    "user": (
+        '{ user(orgName: "o1", username: "user-02") { name tickets { nodes { ticketId } } organization { orgName } } }'
+    ),
+    "student": '{ student(studentId: "stu-0001") { name courses { edges { grade node { title } } } } }',
     "enrollment": '{ enrollment(studentId: "stu-0001", courseId: "crs-0001") { grade course { title } } }',
 }
 
@@ -123,29 +125,32 @@ def test_the_tenant_itself_reads_them(tenant_a: Caller, field: str) -> None:
 
 
 def test_a_batch_with_one_foreign_id_is_forbidden_whole_before_any_read(tenant_b: Caller) -> None:
-    body = tenant_b.ask("query($ids: [ID!]!) { students(ids: $ids) { name } }", ids=["stu-0149", "stu-0001"])
+    body = tenant_b.ask("query($ids: [ID!]!) { students(studentIds: $ids) { name } }", ids=["stu-0149", "stu-0001"])
     assert codes(body) == ["FORBIDDEN"]
     assert tenant_b.operations == []
-    assert tenant_b.ask('{ students(ids: ["stu-0149"]) { name } }')["data"] == {"students": [{"name": "Student 149"}]}
+    assert tenant_b.ask('{ students(studentIds: ["stu-0149"]) { name } }')["data"] == {
+        "students": [{"name": "Student 149"}]
+    }
 
 
 def test_the_course_catalog_is_shared_but_a_roster_needs_the_admin_role(tenant_b: Caller, admin: Caller) -> None:
     body = tenant_b.ask(
-        '{ student(id: "stu-0149") { name courses { nodes { id title students(first: 5) { nodes { name } } } } } }'
+        '{ student(studentId: "stu-0149") { name courses { nodes {'
+        " courseId title students(first: 5) { nodes { name } } } } } }"
     )
     assert codes(body) == ["FORBIDDEN"]
     assert body["errors"][0]["path"][-1] == "students"
     assert {op for op, _ in tenant_b.wire.mentions("CRS#")} == {"BatchGetItem"}
     assert not tenant_b.wire.mentions(*A_PARTITIONS)
-    assert tenant_b.ask('{ courses(ids: ["crs-0001", "crs-0002"]) { title } }')["data"]["courses"][1] == {
+    assert tenant_b.ask('{ courses(courseIds: ["crs-0001", "crs-0002"]) { title } }')["data"]["courses"][1] == {
         "title": "Course 2"
     }
-    roster = admin.ask('{ course(id: "crs-0001") { students(first: 3) { nodes { id } } } }')
-    assert roster["data"]["course"]["students"]["nodes"][0] == {"id": "stu-0001"}
+    roster = admin.ask('{ course(courseId: "crs-0001") { students(first: 3) { nodes { studentId } } } }')
+    assert roster["data"]["course"]["students"]["nodes"][0] == {"studentId": "stu-0001"}
 
 
 def test_a_ticket_read_by_id_is_hidden_from_another_tenant_as_if_missing(tenant_a: Caller, tenant_b: Caller) -> None:
-    query = "query($id: ID!) { ticket(id: $id) { title user { name organization { name } } } }"
+    query = "query($id: ID!) { ticket(ticketId: $id) { title user { name organization { orgName } } } }"
     body = tenant_b.ask(query, id=A_TICKET)
     assert body == {"data": {"ticket": None}}
     assert tenant_b.operations == ["BatchGetItem"]
@@ -154,15 +159,23 @@ def test_a_ticket_read_by_id_is_hidden_from_another_tenant_as_if_missing(tenant_
 
 
 def test_a_cursor_replayed_by_another_tenant_reads_nothing_of_its_issuer(tenant_a: Caller, tenant_b: Caller) -> None:
-    page = tenant_a.ask('{ workspace(id: "ws-main") { projects(first: 2) { pageInfo { endCursor } } } }')
+    page = tenant_a.ask('{ workspace(workspaceId: "ws-main") { projects(first: 2) { pageInfo { endCursor } } } }')
     cursor = page["data"]["workspace"]["projects"]["pageInfo"]["endCursor"]
     on_its_field = tenant_b.ask(
-        'query($c: String) { workspace(id: "ws-main") { projects(first: 2, after: $c) { nodes { id } } } }', c=cursor
+        (
+            'query($c: String) { workspace(workspaceId: "ws-main") {'
+            " projects(first: 2, after: $c) { nodes { projectId } } } }"
+        ),
+        c=cursor,
     )
     assert codes(on_its_field) == ["FORBIDDEN"]
     assert tenant_b.operations == []
     on_own_field = tenant_b.ask(
-        'query($c: String) { workspace(id: "ws-empty") { projects(first: 2, after: $c) { nodes { id } } } }', c=cursor
+        (
+            'query($c: String) { workspace(workspaceId: "ws-empty") {'
+            " projects(first: 2, after: $c) { nodes { projectId } } } }"
+        ),
+        c=cursor,
     )
     assert codes(on_own_field) == ["BAD_USER_INPUT"]
     assert not tenant_b.wire.mentions(*A_PARTITIONS)
@@ -171,10 +184,10 @@ def test_a_cursor_replayed_by_another_tenant_reads_nothing_of_its_issuer(tenant_
 def test_a_combined_page_cursor_replayed_elsewhere_reads_nothing_of_its_issuer(
     tenant_a: Caller, tenant_b: Caller
 ) -> None:
-    page = tenant_a.ask('{ organization(name: "o1") { users(first: 2) { pageInfo { endCursor } } } }')
+    page = tenant_a.ask('{ organization(orgName: "o1") { users(first: 2) { pageInfo { endCursor } } } }')
     cursor = page["data"]["organization"]["users"]["pageInfo"]["endCursor"]
     body = tenant_b.ask(
-        'query($c: String) { organization(name: "o-empty") { users(after: $c) { nodes { username } } } }', c=cursor
+        'query($c: String) { organization(orgName: "o-empty") { users(after: $c) { nodes { username } } } }', c=cursor
     )
     assert codes(body) == ["BAD_USER_INPUT"]
     assert not tenant_b.wire.mentions(*A_PARTITIONS)
@@ -210,12 +223,15 @@ def fresh_module_table(dynamodb: Any) -> Iterator[str]:
 
 
 MUTATIONS = {
-    "createCourse": ('createCourse(input: {id: "crs-new", title: "x"})', "... on Course { id }"),
-    "updateCourse": ('updateCourse(input: {id: "crs-0001", expectedVersion: 0, title: "x"})', "__typename"),
-    "deleteCourse": ('deleteCourse(input: {id: "crs-0001", cascade: true})', "__typename"),
-    "createProject": ('createProject(input: {workspaceId: "ws-main", title: "x"})', "... on Project { id }"),
-    "deleteWorkspace": ('deleteWorkspace(input: {id: "ws-main", cascade: true})', "... on Deleted { items { count } }"),
-    "createUser": ('createUser(input: {organization: "o1", username: "mallory", name: "M"})', "... on User { name }"),
+    "createCourse": ('createCourse(input: {courseId: "crs-new", title: "x"})', "... on Course { courseId }"),
+    "updateCourse": ('updateCourse(input: {courseId: "crs-0001", expectedVersion: 0, title: "x"})', "__typename"),
+    "deleteCourse": ('deleteCourse(input: {courseId: "crs-0001", cascade: true})', "__typename"),
+    "createProject": ('createProject(input: {workspaceId: "ws-main", title: "x"})', "... on Project { projectId }"),
+    "deleteWorkspace": (
+        'deleteWorkspace(input: {workspaceId: "ws-main", cascade: true})',
+        "... on Deleted { items { count } }",
+    ),
+    "createUser": ('createUser(input: {orgName: "o1", username: "mallory", name: "M"})', "... on User { name }"),
     "enroll": ('enroll(input: {studentId: "stu-0001", courseId: "crs-0002"})', "... on Enrollment { grade }"),
 }
 
@@ -235,8 +251,8 @@ def test_another_tenants_writes_are_forbidden_before_any_write(
 @pytest.mark.parametrize(
     "field",
     [
-        f'updateTicket(input: {{id: "{A_TICKET}", expectedVersion: 1, title: "mine"}})',
-        f'deleteTicket(input: {{id: "{A_TICKET}"}})',
+        f'updateTicket(input: {{ticketId: "{A_TICKET}", expectedVersion: 1, title: "mine"}})',
+        f'deleteTicket(input: {{ticketId: "{A_TICKET}"}})',
     ],
 )
 def test_another_tenants_ticket_cannot_be_written_and_looks_missing(
@@ -259,7 +275,7 @@ def test_the_tenant_itself_gets_its_writes_sent(writable: tuple[Gateway, Wire], 
 
 def test_a_client_token_is_bound_to_the_caller_who_sent_it(writable: tuple[Gateway, Wire], issuer: Issuer) -> None:
     create = (
-        'mutation { createCourse(input: {id: "crs-token", title: "Shared"}, clientToken: "same-token") '
+        'mutation { createCourse(input: {courseId: "crs-token", title: "Shared"}, clientToken: "same-token") '
         "{ __typename ... on ConflictError { reason } } }"
     )
     first = Caller(*writable, issuer.token("root", {"roles": ["admin"]})).ask(create)

@@ -35,7 +35,7 @@ def test_serve_with_two_workers_pages_through_a_collection_on_any_of_them(endpoi
             body = httpx.post(
                 f"{server.url}/graphql",
                 json={
-                    "query": 'query($after: String) { organization(name: "o1") { users(first: 1, after: $after) '
+                    "query": 'query($after: String) { organization(orgName: "o1") { users(first: 1, after: $after) '
                     "{ nodes { username } pageInfo { hasNextPage endCursor } } } }",
                     "variables": {"after": after},
                 },

@@ -1,0 +1,77 @@
+"""A declared single-table design: the key design, its tenants, and optionally demo data — all tablegraph serves.
+
+``tablegraph serve --model pkg.module:attr`` loads one; the GraphQL schema, the plans and the writes are derived
+from it, so serving another table needs no change to the engine.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+
+from gateway.guard import Tenancy
+from gateway.model import Attribute, Entity, Item, KeyShape, Model
+from gateway.writes import Counted, WriteModel
+
+TOKEN_ENTITY = "MutationToken"
+EXPIRES_ATTRIBUTE = "expiresAt"
+
+
+def token_entity() -> Entity:
+    """The gateway's record of a mutation applied with a client token, kept for a day (time to live)."""
+    return Entity(
+        TOKEN_ENTITY,
+        {None: KeyShape.of("TOKEN#{clientToken}", "TOKEN")},
+        {"fingerprint": "S", "result": "M", EXPIRES_ATTRIBUTE: Attribute("N", writable=False)},
+        internal=True,
+    )
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """One table's design. The model gains the gateway's token records if it does not declare them itself."""
+
+    model: Model
+    tenancy: Tenancy = field(default_factory=lambda: Tenancy({}))
+    seed: Callable[[], Iterable[Item]] | None = None
+    """Demo data, written as any client would write it: ``tablegraph seed`` and ``serve --demo`` load it."""
+
+    def __post_init__(self) -> None:
+        if not any(entity.name == TOKEN_ENTITY for entity in self.model.entities):
+            model = replace(
+                self.model,
+                entities=(*self.model.entities, token_entity()),
+                expires_attribute=self.model.expires_attribute or EXPIRES_ATTRIBUTE,
+            )
+            object.__setattr__(self, "model", model)
+        self.tenancy.validate(self.model)
+
+    @cached_property
+    def token(self) -> Entity:
+        return next(entity for entity in self.model.entities if entity.name == TOKEN_ENTITY)
+
+    @cached_property
+    def writes(self) -> WriteModel:
+        """The counters the collections declare, and the token records: what the write path keeps."""
+        counted = tuple(Counted(c, c.counter) for c in self.model.collections if c.counter is not None)
+        return WriteModel(self.model, counted=counted, token=self.token)
+
+    def entity(self, name: str) -> Entity:
+        return next(entity for entity in self.model.entities if entity.name == name)
+
+
+def load(spec: str) -> Declaration:
+    """The declaration named ``pkg.module:attr``; ValueError with a plain message when there is none."""
+    module_name, _, attribute = spec.partition(":")
+    if not module_name or not attribute:
+        raise ValueError(f"--model takes pkg.module:attr, not {spec!r}")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        raise ValueError(f"cannot import {module_name!r}: {error}") from None
+    found = getattr(module, attribute, None)
+    if not isinstance(found, Declaration):
+        raise ValueError(f"{spec} is not a tablegraph Declaration")
+    return found

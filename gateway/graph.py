@@ -1,0 +1,797 @@
+"""The GraphQL surface of a declaration: its types, connections, root fields and mutations, all named by it."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import functools
+import inspect
+import keyword
+import logging
+import operator
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from enum import Enum
+from typing import Annotated, Any
+
+import strawberry
+from graphql import GraphQLObjectType, get_named_type
+from strawberry.types.private import StrawberryPrivate
+
+from gateway import ids as global_ids
+from gateway import selection, writes
+from gateway.context import Context
+from gateway.declaration import Declaration
+from gateway.errors import BadUserInput, Conflict, NotFound
+from gateway.extensions import Accounting, ErrorPolicy, GatewaySchema, Limits
+from gateway.keys import Ids, validate_id
+from gateway.loaders import Member, Page
+from gateway.model import Attribute, AttributeType, Collection, Entity, Item, Link, attribute_values
+from gateway.plan import MAX_BATCH_IDS, batch_ids
+from gateway.writer import Token, Writer
+
+log = logging.getLogger(__name__)
+
+Info = strawberry.Info[Context, None]
+_Make = Callable[[dict[str, str], Item], Any]
+"""Builds an entity's object from the item's own ids and the item."""
+
+# L and M attributes have no GraphQL surface yet.
+_SCALARS: dict[AttributeType, type] = {"S": str, "INT": int, "N": float, "BOOL": bool}
+
+VERSION = (
+    "The item's version, raised by every update: pass it as expectedVersion to change the item only if nobody "
+    "else has since. 0 for an item another tool wrote."
+)
+TOTAL_COUNT = (
+    "How many members there are in all, from the parent's counter (no extra request when the parent was read); "
+    "null on a table another tool wrote until `tablegraph recount` has run."
+)
+EXPECTED_VERSION = "The version read last; the change applies only if the item is still at it (0: written elsewhere)."
+OPTIONAL_VERSION = "When given, delete only if the item is still at this version."
+CASCADE = "Also delete the members (and their members), in bounded batches; without it, a parent with members stays."
+KEEP = "Omitted: unchanged; null: removed."
+UNCHANGED = "Omitted: unchanged."
+CURSOR = "Where this edge is: pass it as after to read on from it."
+TOKEN = (
+    "Makes the mutation idempotent for 24 hours: sent again with the same token and arguments, it is applied once "
+    "and answers as the first time did; the same token with other arguments is a TOKEN_REUSED conflict."
+)
+
+First = Annotated[
+    int | None,
+    strawberry.argument(description="How many to return, from 1 to the page limit; the default page size if omitted."),
+]
+After = Annotated[
+    str | None,
+    strawberry.argument(description="Resume after this cursor, taken from this same field of this same parent."),
+]
+ClientToken = Annotated[str | None, strawberry.argument(description=TOKEN, name="clientToken")]
+
+
+@dataclass(frozen=True)
+class Graph:
+    """A declaration's GraphQL schema, with the declaration it was derived from."""
+
+    schema: GatewaySchema
+    declaration: Declaration
+
+
+def build(declaration: Declaration) -> Graph:
+    """The schema serving ``declaration``; ValueError when two of its names would make the same GraphQL field."""
+    return Graph(_Builder(declaration).schema(), declaration)
+
+
+# --- the types every declaration shares ---------------------------------------------------------------------------
+
+
+@strawberry.interface(description="An object with a global id: node(id:) and nodes(ids:) read it back.")
+class Node:
+    id: strawberry.ID = strawberry.field(description="Opaque, and unique across all types.")
+
+
+def _end_cursor(root: PageInfo) -> str | None:
+    return root.page.end_cursor
+
+
+@strawberry.type(description="Where a page ends, and whether more follow.")
+class PageInfo:
+    has_next_page: bool
+    end_cursor: str | None = strawberry.field(
+        resolver=_end_cursor, description="The cursor of the last edge, to pass as after; null on an empty page."
+    )
+    page: strawberry.Private[Page]
+
+
+@strawberry.interface(description="An expected reason why a mutation changed nothing.")
+class MutationError:
+    message: str = strawberry.field(description="What went wrong, for a person to read.")
+
+
+@strawberry.type(description="The item, or a parent it needs, does not exist.")
+class NotFoundError(MutationError):
+    entity: str = strawberry.field(description="The kind of item that is missing, e.g. Workspace.")
+
+
+@strawberry.enum
+class ConflictReason(Enum):
+    ALREADY_EXISTS = "ALREADY_EXISTS"
+    VERSION_MISMATCH = "VERSION_MISMATCH"
+    HAS_CHILDREN = "HAS_CHILDREN"
+    NOT_COUNTED = "NOT_COUNTED"
+    TOKEN_REUSED = "TOKEN_REUSED"
+    CHANGED = "CHANGED"
+
+
+@strawberry.type(description="The table is not in the state the mutation needs; nothing was changed.")
+class ConflictError(MutationError):
+    reason: ConflictReason
+    current_version: int | None = strawberry.field(
+        description="The item's version now, when it exists: read it again, or retry with this expectedVersion."
+    )
+
+
+@strawberry.type(description="An argument is not acceptable; no request was sent.")
+class ValidationFailedError(MutationError):
+    field: str = strawberry.field(description="The argument or input field that was refused.")
+
+
+@strawberry.type(description="How many items of one type a delete removed.")
+class DeletedItems:
+    type: str = strawberry.field(description="The entity, e.g. Project.")
+    count: int
+
+
+@strawberry.type(description="What a delete removed: the item, and with cascade its members, by type.")
+class Deleted:
+    items: list[DeletedItems]
+
+
+_ERRORS = (NotFoundError, ConflictError, ValidationFailedError)
+DeleteResult = Annotated[
+    Deleted | NotFoundError | ConflictError | ValidationFailedError,
+    strawberry.union("DeleteResult", description="What was deleted, or why nothing was."),
+]
+
+
+class _Unread:
+    """An edge's node that its connection did not read: its resolver reads it."""
+
+
+_UNREAD = _Unread()
+
+
+def _cursor(root: Any) -> str:
+    member: Member = root._member
+    return member.cursor
+
+
+# --- building -----------------------------------------------------------------------------------------------------
+
+
+class _Fields:
+    """The fields of one generated class, in order; a name given twice is a modelling error, reported at start-up."""
+
+    def __init__(self, owner: str, taken: Sequence[str] = ()) -> None:
+        self.owner = owner
+        self.taken = set(taken)
+        self.annotations: dict[str, Any] = {}
+        self.values: dict[str, Any] = {}
+
+    def add(self, name: str, annotation: Any, field: Any) -> None:
+        # The GraphQL name is also the Python attribute and keyword argument that carries the value.
+        if not name.isidentifier() or keyword.iskeyword(name) or name.startswith("_"):
+            raise ValueError(f"{self.owner}.{name}: not usable as a GraphQL field name")
+        if name in self.taken:
+            raise ValueError(f"{self.owner}.{name}: two fields of the same name")
+        self.taken.add(name)
+        self.annotations[name] = annotation
+        self.values[name] = field
+
+    def plain(self, name: str, annotation: Any, description: str | None, **default: Any) -> None:
+        self.add(name, annotation, strawberry.field(name=name, description=description, **default))
+
+    def resolved(self, name: str, annotation: Any, resolver: Callable[..., Any], description: str | None) -> None:
+        field = strawberry.field(resolver=resolver, graphql_type=annotation, name=name, description=description)
+        self.add(name, annotation, field)
+
+    def private(self, name: str) -> None:
+        self.annotations[name] = Annotated[Any, StrawberryPrivate()]
+
+    def apply(self, cls: Any) -> Any:
+        cls.__annotations__ = self.annotations
+        for name, value in self.values.items():
+            setattr(cls, name, value)
+        return cls
+
+
+def _new_class(name: str, *bases: type) -> Any:
+    return type(name, bases, {"__module__": __name__})
+
+
+def _signature(
+    resolve: Callable[..., Any], parameters: Sequence[tuple[str, Any]], optional: Sequence[tuple[str, Any]] = ()
+) -> Callable[..., Any]:
+    """``resolve`` (root, info, keyword arguments) exposing these arguments, the ``optional`` ones with a null
+    default: their names come from the declaration."""
+    kinds = inspect.Parameter
+    signature = inspect.Signature(
+        [
+            kinds("root", kinds.POSITIONAL_OR_KEYWORD),
+            kinds("info", kinds.POSITIONAL_OR_KEYWORD, annotation=Info),
+            *(kinds(name, kinds.KEYWORD_ONLY, annotation=annotation) for name, annotation in parameters),
+            *(kinds(name, kinds.KEYWORD_ONLY, annotation=annotation, default=None) for name, annotation in optional),
+        ]
+    )
+    # strawberry reads the arguments from the signature and resolves their annotations from __annotations__.
+    resolve.__signature__ = signature  # type: ignore[attr-defined]  # functions take any attribute at run time
+    resolve.__annotations__ = {"info": Info, **dict(parameters), **dict(optional)}
+    return resolve
+
+
+def _id_argument(name: str, description: str) -> Any:
+    return Annotated[strawberry.ID, strawberry.argument(name=name, description=description)]
+
+
+class _Builder:
+    """Creates every class first and decorates them once all exist, so types may refer to each other in cycles."""
+
+    def __init__(self, declaration: Declaration) -> None:
+        self.declaration = declaration
+        self.model = declaration.model
+        self.entities = [entity for entity in self.model.entities if not entity.internal]
+        self.types: dict[str, Any] = {entity.name: _new_class(entity.name, Node) for entity in self.entities}
+        self.makers: dict[str, _Make] = {}
+        self.pending: list[tuple[Any, str | None]] = []
+
+    def schema(self) -> GatewaySchema:
+        for entity in self.entities:
+            self._object_type(entity)
+        query = self._query()
+        mutation = self._mutation()
+        for cls, description in self.pending:
+            strawberry.type(cls, description=description)
+        for entity in self.entities:
+            self.makers[entity.name] = self._maker(entity)
+        return GatewaySchema(
+            query=query,
+            mutation=mutation,
+            types=list(self.types.values()),
+            extensions=[ErrorPolicy, Limits, Accounting],
+        )
+
+    def _served(self, entity: Entity) -> bool:
+        return entity.name in self.types
+
+    # --- objects ----------------------------------------------------------------------------------------------
+
+    def _object_type(self, entity: Entity) -> None:
+        cls = self.types[entity.name]
+        fields = _Fields(entity.name, taken=["id"])
+        for name in entity.key_fields:
+            fields.plain(name, strawberry.ID, f"From the {entity.name}'s own key.")
+        for name, spec in _plain_attributes(entity):
+            fields.plain(name, _SCALARS[spec.type] | None, _describe(entity, name, spec))
+        fields.plain("version", int, VERSION)
+        for collection in self.model.collections:
+            ends = (collection.member, collection.target or collection.member)
+            if collection.parent is entity and all(self._served(one) for one in ends):
+                self._collection_field(fields, collection)
+        for link in self.model.links:
+            if link.source is entity and self._served(link.target):
+                self._link_field(fields, link)
+        fields.private("_ids")
+        self.pending.append((fields.apply(cls), entity.description or f"{_article(entity.name)} {entity.name}."))
+
+    def _maker(self, entity: Entity) -> _Make:
+        cls = self.types[entity.name]
+        keys = entity.key_fields
+        plain = [name for name, _ in _plain_attributes(entity)]
+
+        def make(ids: dict[str, str], item: Item) -> Any:
+            values = attribute_values(entity, item)
+            fields = {name: values[name] for name in plain}
+            for key in keys:
+                fields[key] = ids[key]
+            return cls(id=global_ids.encode(entity, ids), version=_version(entity, item), _ids=ids, **fields)
+
+        return make
+
+    def _object(self, entity: Entity, item: Item | None) -> Any:
+        """The object of an item, built from the ids in the item itself; None for a missing or foreign item."""
+        if item is None:
+            return None
+        ids = self.model.ids_of(entity, item)
+        return None if ids is None else self.makers[entity.name](ids, item)
+
+    async def _read(self, info: Info, entity: Entity, ids: Ids) -> Any:
+        item = await info.context.reader.get(entity, {name: ids[name] for name in entity.id_fields})
+        return self._object(entity, item)
+
+    async def _read_many(self, info: Info, entity: Entity, members: Sequence[Member]) -> list[Any]:
+        keys = [{name: member.ids[name] for name in entity.id_fields} for member in members]
+        return [self._object(entity, item) for item in await info.context.reader.get_many(entity, keys)]
+
+    # --- relations --------------------------------------------------------------------------------------------
+
+    def _link_field(self, fields: _Fields, link: Link) -> None:
+        target = link.target
+
+        async def resolve(root: Any, info: Info) -> Any:
+            return await self._read(info, target, root._ids)
+
+        description = link.description or f"The {target.name} of this {link.source.name}; null if it does not exist."
+        fields.resolved(link.field, self.types[target.name] | None, resolve, description)
+
+    def _collection_field(self, fields: _Fields, collection: Collection) -> None:
+        prefix = collection.parent.name + _upper_first(collection.field)
+        target = collection.target
+        if target is None:
+            connection, connect = self._plain_connection(collection, prefix)
+
+            async def resolve(root: Any, info: Info, first: First = None, after: After = None) -> Any:
+                page = await info.context.reader.page(collection, root._ids, first, after)
+                return connect(page, root._ids)
+
+        else:
+            connection, connect_edges = self._edge_connection(collection, target, prefix)
+
+            async def resolve(root: Any, info: Info, first: First = None, after: After = None) -> Any:
+                page = await info.context.reader.page(collection, root._ids, first, after)
+                # Read here, the targets are plain values to the edges rather than a resolver each awaiting its own
+                # read (a quarter of the CPU of a 100-edge page); one BatchGetItem either way.
+                nodes = await self._read_many(info, target, page.members) if _selects_nodes(info) else None
+                return connect_edges(page, root._ids, nodes)
+
+        fields.resolved(collection.field, connection, resolve, collection.description)
+
+    def _plain_connection(
+        self, collection: Collection, prefix: str
+    ) -> tuple[Any, Callable[[Page, dict[str, str]], Any]]:
+        member = collection.member
+        edge = _new_class(prefix + "Edge")
+        edge_fields = _Fields(edge.__name__)
+        edge_fields.resolved("cursor", str, _cursor, CURSOR)
+        edge_fields.plain("node", self.types[member.name], f"The {member.name}.")
+        edge_fields.private("_member")
+        self.pending.append((edge_fields.apply(edge), f"One {member.name} of {collection.name}."))
+        connection = self._connection_class(collection, prefix, edge, self.types[member.name], None)
+
+        def connect(page: Page, parent_ids: dict[str, str]) -> Any:
+            make = self.makers[member.name]
+            nodes = [make(one.ids, one.item) for one in page.members]
+            return connection(
+                edges=[edge(_member=one, node=node) for one, node in zip(page.members, nodes, strict=True)],
+                nodes=nodes,
+                pageInfo=PageInfo(has_next_page=page.has_next, page=page),
+                _parent_ids=parent_ids,
+            )
+
+        return connection, connect
+
+    def _edge_connection(
+        self, collection: Collection, target: Entity, prefix: str
+    ) -> tuple[Any, Callable[[Page, dict[str, str], list[Any] | None], Any]]:
+        member = collection.member
+        plain = [name for name, _ in _plain_attributes(member)]
+
+        def read_node(root: Any, info: Info) -> Any:
+            if isinstance(root._node, _Unread):
+                # Read one by one, batched, only where the connection did not see the field coming.
+                return self._read(info, target, root._member.ids)
+            return root._node
+
+        def read_nodes(root: Any, info: Info) -> Any:
+            if any(isinstance(edge._node, _Unread) for edge in root.edges):
+                return self._read_many(info, target, [edge._member for edge in root.edges])
+            return [edge._node for edge in root.edges]
+
+        node = self.types[target.name] | None
+        edge = _new_class(prefix + "Edge")
+        edge_fields = _Fields(edge.__name__)
+        edge_fields.resolved("cursor", str, _cursor, CURSOR)
+        description = f"The {target.name}; null if the {member.name} points at one that no longer exists."
+        edge_fields.resolved("node", node, read_node, description)
+        for name, spec in _plain_attributes(member):
+            edge_fields.plain(name, _SCALARS[spec.type] | None, _describe(member, name, spec))
+        verbs = _verbs(member)
+        edge_fields.plain("version", int, f"The {member.name}'s version, for {verbs['update']} and {verbs['delete']}.")
+        edge_fields.private("_member")
+        edge_fields.private("_node")
+        description = f"One {target.name} of {collection.name}, with the {member.name} that links them."
+        self.pending.append((edge_fields.apply(edge), description))
+        connection = self._connection_class(collection, prefix, edge, node, read_nodes)
+
+        def connect(page: Page, parent_ids: dict[str, str], nodes: list[Any] | None) -> Any:
+            found: list[Any] = [_UNREAD] * len(page.members) if nodes is None else nodes
+            edges = []
+            for one, node in zip(page.members, found, strict=True):
+                values = attribute_values(member, one.item)
+                data = {name: values[name] for name in plain}
+                edges.append(edge(_member=one, _node=node, version=_version(member, one.item), **data))
+            return connection(
+                edges=edges, pageInfo=PageInfo(has_next_page=page.has_next, page=page), _parent_ids=parent_ids
+            )
+
+        return connection, connect
+
+    def _connection_class(
+        self, collection: Collection, prefix: str, edge: Any, node: Any, read_nodes: Callable[..., Any] | None
+    ) -> Any:
+        connection = _new_class(prefix + "Connection")
+        fields = _Fields(connection.__name__)
+        fields.plain("edges", list[edge], "The page's members, each with its cursor.")
+        if read_nodes is None:
+            fields.plain("nodes", list[node], "The edges' nodes, for a client that needs no cursor.")
+        else:
+            fields.resolved("nodes", list[node], read_nodes, "The edges' nodes, for a client that needs no cursor.")
+        fields.plain("pageInfo", PageInfo, "Where the page ends, and whether more follow.")
+        if collection.counter is not None:
+            fields.resolved("totalCount", int | None, self._total_count(collection, collection.counter), TOTAL_COUNT)
+        fields.private("_parent_ids")
+        self.pending.append((fields.apply(connection), f"A page of {collection.name}, with where it ends."))
+        return connection
+
+    def _total_count(self, collection: Collection, counter: str) -> Callable[..., Any]:
+        parent = collection.parent
+        if parent.declared[counter].type != "INT":
+            raise ValueError(f"{collection.name}: the counter {counter!r} is not declared INT")
+
+        async def total_count(root: Any, info: Info) -> int | None:
+            # Through the request's batched reader: a cache hit when the parent was read.
+            item = await info.context.reader.get(parent, root._parent_ids)
+            if item is None:
+                return None
+            count: int | None = attribute_values(parent, item)[counter]
+            return count
+
+        return total_count
+
+    # --- root fields ------------------------------------------------------------------------------------------
+
+    def _query(self) -> Any:
+        fields = _Fields("Query")
+        for entity in self.entities:
+            name = _lower_first(entity.name)
+            optional: Any = self.types[entity.name] | None
+            description = f"One {entity.name} by its key; null if it does not exist."
+            fields.resolved(name, optional, self._one(entity), description)
+            if len(entity.id_fields) == 1:
+                description = (
+                    f"{entity.name}s by {entity.id_fields[0]}, in the order asked; null for ids that do not exist."
+                )
+                fields.resolved(name + "s", list[optional], self._many(entity), description)
+        fields.resolved("node", Node | None, self._node(), "Any object by its global id; null if it does not exist.")
+        description = "Objects by global id, in the order asked; null for ids that do not exist."
+        fields.resolved("nodes", list[Node | None], self._nodes(), description)
+        query = _new_class("Query")
+        self.pending.append((fields.apply(query), "What can be read: each entity by its key, and any by global id."))
+        return query
+
+    def _one(self, entity: Entity) -> Callable[..., Any]:
+        names = entity.id_fields
+
+        async def resolve(root: Any, info: Info, **arguments: Any) -> Any:
+            await info.context.reader.walked(info)
+            ids = {name: validate_id(arguments[f"p{i}"], name) for i, name in enumerate(names)}
+            return self._object(entity, await info.context.reader.get(entity, ids))
+
+        parameters = [
+            (f"p{i}", _id_argument(name, f"The {entity.name}'s {name}.")) for i, name in enumerate(entity.id_fields)
+        ]
+        return _signature(resolve, parameters)
+
+    def _many(self, entity: Entity) -> Callable[..., Any]:
+        name = entity.id_fields[0]
+        argument = name + "s"
+
+        async def resolve(root: Any, info: Info, **arguments: Any) -> Any:
+            await info.context.reader.walked(info)
+            keys = [{name: one} for one in batch_ids(arguments["p0"], argument)]
+            items = await info.context.reader.get_many(entity, keys)
+            return [self._object(entity, item) for item in items]
+
+        description = f"At most {MAX_BATCH_IDS}; the same id may come more than once."
+        annotation = Annotated[list[strawberry.ID], strawberry.argument(name=argument, description=description)]
+        return _signature(resolve, [("p0", annotation)])
+
+    def _node(self) -> Callable[..., Any]:
+        async def resolve(root: Any, info: Info, **arguments: Any) -> Any:
+            await info.context.reader.walked(info)
+            entity, ids = global_ids.decode(self.model, arguments["p0"], "id")
+            return self._object(entity, await info.context.reader.get(entity, ids))
+
+        return _signature(resolve, [("p0", _id_argument("id", "A global id, as an object's id field gave it."))])
+
+    def _nodes(self) -> Callable[..., Any]:
+        async def resolve(root: Any, info: Info, **arguments: Any) -> Any:
+            await info.context.reader.walked(info)
+            texts: list[str] = arguments["p0"]
+            if len(texts) > MAX_BATCH_IDS:
+                raise BadUserInput(f"ids takes at most {MAX_BATCH_IDS} ids", argument="ids")
+            decoded = [global_ids.decode(self.model, text, "ids") for text in texts]
+            reader = info.context.reader
+            # Every key is checked before any is read: one the caller may not see refuses the whole field.
+            for entity, ids in decoded:
+                reader.guard.check_item(entity, ids)
+            groups: dict[str, list[int]] = {}
+            for position, (entity, _) in enumerate(decoded):
+                groups.setdefault(entity.name, []).append(position)
+            # One get_many per entity, all at once, so they go out together as BatchGetItem.
+            answers = await asyncio.gather(
+                *(reader.get_many(decoded[at[0]][0], [decoded[i][1] for i in at]) for at in groups.values())
+            )
+            out: list[Any] = [None] * len(texts)
+            for positions, items in zip(groups.values(), answers, strict=True):
+                for position, item in zip(positions, items, strict=True):
+                    out[position] = self._object(decoded[position][0], item)
+            return out
+
+        description = f"Global ids, at most {MAX_BATCH_IDS}."
+        annotation = Annotated[list[strawberry.ID], strawberry.argument(name="ids", description=description)]
+        return _signature(resolve, [("p0", annotation)])
+
+    # --- mutations --------------------------------------------------------------------------------------------
+
+    def _mutation(self) -> Any:
+        fields = _Fields("Mutation")
+        for entity in self.entities:
+            cls = self.types[entity.name]
+            description = f"The {entity.name}, or why the mutation changed nothing."
+            result: Any = Annotated[
+                functools.reduce(operator.or_, (cls, *_ERRORS)),
+                strawberry.union(f"{entity.name}Result", description=description),
+            ]
+            verbs = _verbs(entity)
+            create, update, delete = verbs["create"], verbs["update"], verbs["delete"]
+            fields.resolved(create, result, self._create(entity, create), self._create_description(entity))
+            description = f"Change {_article(entity.name)} {entity.name} if it is still at expectedVersion."
+            fields.resolved(update, result, self._update(entity, update), description)
+            fields.resolved(delete, DeleteResult, self._delete(entity, delete), self._delete_description(entity))
+        if not fields.annotations:
+            return None
+        mutation = _new_class("Mutation")
+        self.pending.append((fields.apply(mutation), "What can be changed: each entity is created, updated, deleted."))
+        return mutation
+
+    def _create_description(self, entity: Entity) -> str:
+        text = f"A new {entity.name}"
+        if entity.mint is not None:
+            text += f", with a time-ordered {entity.mint}"
+        parents = [f"the {counted.collection.parent.name}" for counted in self.declaration.writes.parents_of(entity)]
+        if parents:
+            text += f"; {' and '.join(parents)} must exist"
+        return text + ("." if entity.mint is not None else "; a conflict if it exists already.")
+
+    def _delete_description(self, entity: Entity) -> str:
+        members = [counted.collection.field for counted in self.declaration.writes.children_of(entity)]
+        text = f"Delete {_article(entity.name)} {entity.name}"
+        return text + (f"; one with {' or '.join(members)} only with cascade." if members else ".")
+
+    def _create(self, entity: Entity, verb: str) -> Callable[..., Any]:
+        fields = _Fields(_input_name(verb))
+        given = [name for name in entity.key_fields if name != entity.mint]
+        for name in given:
+            fields.plain(name, strawberry.ID, f"Part of the new {entity.name}'s key.")
+        for name, spec in _input_attributes(entity):
+            python = _SCALARS[spec.type]
+            if spec.required:
+                fields.plain(name, python, _describe(entity, name, spec))
+            else:
+                fields.plain(name, python | None, _describe(entity, name, spec), default=spec.default)
+        minted = f"; its {entity.mint} is minted" if entity.mint is not None else ""
+        input_type = _input(fields, f"The new {entity.name}'s ids and attributes{minted}.")
+
+        async def create(info: Info, data: Any, client_token: str | None) -> Any:
+            ids = {name: validate_id(getattr(data, name), name) for name in given}
+            if entity.mint is not None:
+                ids[entity.mint] = writes.mint_id()
+            attributes = {**_inputs(entity, data), **_on_create(entity, ids)}
+            token = _token(info, client_token, data)
+            item = await self._writer(info).create(entity, ids, attributes, token)
+            await info.context.reader.expand(entity, item, info)
+            return self._result(entity, item)
+
+        return _mutation_resolver(create, input_type, f"The {entity.name} to create.")
+
+    def _update(self, entity: Entity, verb: str) -> Callable[..., Any]:
+        fields = _Fields(_input_name(verb))
+        for name in entity.id_fields:
+            fields.plain(name, strawberry.ID, f"Part of the {entity.name}'s key.")
+        fields.plain("expectedVersion", int, EXPECTED_VERSION)
+        for name, spec in _input_attributes(entity):
+            keep = UNCHANGED if spec.required else KEEP
+            description = f"{_describe(entity, name, spec)} {keep}"
+            fields.plain(name, _SCALARS[spec.type] | None, description, default=strawberry.UNSET)
+        input_type = _input(fields, f"The changes to {_article(entity.name)} {entity.name}, at the version read last.")
+
+        async def update(info: Info, data: Any, client_token: str | None) -> Any:
+            ids = {name: validate_id(getattr(data, name), name) for name in entity.id_fields}
+            changes = _inputs(entity, data)
+            version = _expected_version(data.expectedVersion) or 0
+            token = _token(info, client_token, data)
+            item = await self._writer(info).update(entity, ids, changes, version, token)
+            await info.context.reader.expand(entity, item, info)
+            return self._result(entity, item)
+
+        return _mutation_resolver(update, input_type, f"The {entity.name} to change, and how.")
+
+    def _delete(self, entity: Entity, verb: str) -> Callable[..., Any]:
+        fields = _Fields(_input_name(verb))
+        for name in entity.id_fields:
+            fields.plain(name, strawberry.ID, f"Part of the {entity.name}'s key.")
+        fields.plain("expectedVersion", int | None, OPTIONAL_VERSION, default=None)
+        if any(collection.parent is entity for collection in self.model.collections):
+            fields.plain("cascade", bool, CASCADE, default=False)
+        input_type = _input(fields, f"The {entity.name} to delete.")
+
+        async def delete(info: Info, data: Any, client_token: str | None) -> Deleted:
+            ids = {name: validate_id(getattr(data, name), name) for name in entity.id_fields}
+            version = _expected_version(data.expectedVersion)
+            token = _token(info, client_token, data)
+            cascade = bool(getattr(data, "cascade", False))
+            writer = self._writer(info)
+            counts = await writer.delete(entity, ids, expected_version=version, cascade=cascade, token=token)
+            return Deleted(items=[DeletedItems(type=name, count=count) for name, count in sorted(counts.items())])
+
+        return _mutation_resolver(delete, input_type, f"The {entity.name} to delete.")
+
+    def _writer(self, info: Info) -> Writer:
+        # Mutations run one after another: what an earlier one (or the request's reads) left cached is stale now.
+        info.context.reader.forget()
+        return Writer(info.context.reader.store, self.declaration.writes, info.context.ledger, info.context.guard)
+
+    def _result(self, entity: Entity, item: Item) -> Any:
+        ids = self.model.ids_of(entity, item)
+        if ids is None:
+            raise NotFound(f"the {entity.name} written cannot be read back", entity=entity.name)
+        return self.makers[entity.name](ids, item)
+
+
+# --- helpers ------------------------------------------------------------------------------------------------------
+
+
+def _plain_attributes(entity: Entity) -> list[tuple[str, Attribute]]:
+    """The attributes served as plain fields: a stored copy of an id is served as the id field."""
+    return [(name, spec) for name, spec in entity.declared.items() if spec.from_id is None and spec.type in _SCALARS]
+
+
+def _describe(entity: Entity, name: str, spec: Attribute) -> str:
+    return spec.description or f"The {entity.name}'s {name}."
+
+
+def _input_attributes(entity: Entity) -> list[tuple[str, Attribute]]:
+    return [(name, spec) for name, spec in entity.declared.items() if spec.is_input and spec.type in _SCALARS]
+
+
+def _version(entity: Entity, item: Item) -> int:
+    value = item.get(writes.VERSION)
+    if isinstance(value, Decimal) and value == value.to_integral_value():
+        return int(value)
+    if value is not None:
+        log.warning("%s.version holds a %s; served as 0", entity.name, type(value).__name__)
+    return 0
+
+
+def _selects_nodes(info: Info) -> bool:
+    """Whether a connection's selection reads its targets: ``nodes``, or ``node`` under ``edges``."""
+    raw = info._raw_info
+    connection = get_named_type(raw.return_type)
+    if not isinstance(connection, GraphQLObjectType):
+        return False
+    scope = selection.Scope.of(raw)
+    selection_sets = [node.selection_set for node in raw.field_nodes if node.selection_set is not None]
+    return any(
+        field.name == "nodes"
+        or (field.name == "edges" and any(one.name == "node" for one in selection.children(scope, field)))
+        for field in selection.fields(scope, connection, selection_sets)
+    )
+
+
+def _verbs(entity: Entity) -> dict[str, str]:
+    return {verb: entity.verbs.get(verb, verb + entity.name) for verb in ("create", "update", "delete")}
+
+
+def _input_name(verb: str) -> str:
+    return _upper_first(verb) + "Input"
+
+
+def _input(fields: _Fields, description: str) -> Any:
+    return strawberry.input(fields.apply(_new_class(fields.owner)), description=description)
+
+
+def _mutation_resolver(
+    work: Callable[[Info, Any, str | None], Awaitable[Any]], input_type: Any, description: str
+) -> Callable[..., Any]:
+    async def resolve(root: Any, info: Info, **arguments: Any) -> Any:
+        return await _run(work(info, arguments["input"], arguments.get("client_token")))
+
+    argument = Annotated[input_type, strawberry.argument(description=description)]
+    return _signature(resolve, [("input", argument)], [("client_token", ClientToken)])
+
+
+async def _run(work: Awaitable[Any]) -> Any:
+    """The mutation's result, or the typed error for an expected refusal; anything else is a GraphQL error."""
+    try:
+        return await work
+    except BadUserInput as error:
+        return ValidationFailedError(message=error.message, field=str(error.extensions.get("argument", "")))
+    except NotFound as error:
+        return NotFoundError(message=error.message, entity=str(error.extensions.get("entity", "")))
+    except Conflict as error:
+        return ConflictError(
+            message=error.message,
+            reason=ConflictReason(error.extensions.get("reason", "CHANGED")),
+            current_version=error.extensions.get("currentVersion"),
+        )
+
+
+def _inputs(entity: Entity, data: object) -> dict[str, Any]:
+    """The stored attributes an input sets, validated; fields left out of an update input are not among them."""
+    out: dict[str, Any] = {}
+    for name, spec in _input_attributes(entity):
+        value = getattr(data, name)
+        if value is not strawberry.UNSET:
+            out[name] = _checked(name, spec, value)
+    return out
+
+
+def _checked(name: str, spec: Attribute, value: Any) -> Any:
+    if value is None:
+        if spec.required:
+            raise BadUserInput(f"{name} may not be null", argument=name)
+        return None
+    if spec.type == "S" and (not value.strip() or len(value) > spec.max_length):
+        raise BadUserInput(f"{name} must be 1 to {spec.max_length} characters, not blank", argument=name)
+    if spec.type in ("INT", "N"):
+        low, high = spec.minimum, spec.maximum
+        if (low is not None and value < low) or (high is not None and value > high):
+            bound = (
+                f"between {low} and {high}"
+                if low is not None and high is not None
+                else f"at least {low}"
+                if low is not None
+                else f"at most {high}"
+            )
+            raise BadUserInput(f"{name} must be {bound}", argument=name)
+        # DynamoDB's numbers are decimal: a float is stored as the number it prints as.
+        return Decimal(str(value)) if spec.type == "N" else value
+    return value
+
+
+def _on_create(entity: Entity, ids: Ids) -> dict[str, Any]:
+    """What a create stores besides its input: copies of ids, and the date of creation."""
+    out: dict[str, Any] = {}
+    for name, spec in entity.declared.items():
+        if spec.from_id is not None:
+            out[name] = ids[spec.from_id]
+        elif spec.on_create == "today":
+            out[name] = writes.today()
+    return out
+
+
+def _token(info: Info, client_token: str | None, data: object) -> Token | None:
+    if client_token is None:
+        return None
+    arguments = dataclasses.asdict(data)  # type: ignore[call-overload]  # a strawberry input is a dataclass
+    caller = info.context.guard.principal.subject
+    return Token(validate_id(client_token, "clientToken"), writes.fingerprint(info.field_name, arguments, caller))
+
+
+def _expected_version(value: int | None) -> int | None:
+    if value is not None and value < 0:
+        raise BadUserInput("expectedVersion may not be negative", argument="expectedVersion")
+    return value
+
+
+def _upper_first(name: str) -> str:
+    return name[:1].upper() + name[1:]
+
+
+def _lower_first(name: str) -> str:
+    return name[:1].lower() + name[1:]
+
+
+def _article(name: str) -> str:
+    return "an" if name[:1].upper() in "AEIOU" else "a"
