@@ -7,9 +7,10 @@ from it, so serving another table needs no change to the engine.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
+from typing import Any
 
 from gateway.guard import Tenancy
 from gateway.model import Attribute, Entity, Item, KeyShape, Model
@@ -37,6 +38,10 @@ class Declaration:
     tenancy: Tenancy = field(default_factory=lambda: Tenancy({}))
     seed: Callable[[], Iterable[Item]] | None = None
     """Demo data, written as any client would write it: ``tablegraph seed`` and ``serve --demo`` load it."""
+    fields: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    """Hand-written fields for special cases, by type name (an entity's, or ``Query``): ``strawberry.field`` fields
+    with a resolver. They receive the entity's object (its ids in ``_ids``) and read through
+    ``info.context.reader``; the look-ahead does not see into them."""
 
     def __post_init__(self) -> None:
         if not any(entity.name == TOKEN_ENTITY for entity in self.model.entities):

@@ -186,7 +186,8 @@ class _Fields:
         if name in self.taken:
             raise ValueError(f"{self.owner}.{name}: two fields of the same name")
         self.taken.add(name)
-        self.annotations[name] = annotation
+        if annotation is not None:
+            self.annotations[name] = annotation
         self.values[name] = field
 
     def plain(self, name: str, annotation: Any, description: str | None, **default: Any) -> None:
@@ -281,6 +282,7 @@ class _Builder:
         for link in self.model.links:
             if link.source is entity and self._served(link.target):
                 self._link_field(fields, link)
+        self._extra(fields)
         fields.private("_ids")
         self.pending.append((fields.apply(cls), entity.description or f"{_article(entity.name)} {entity.name}."))
 
@@ -452,22 +454,33 @@ class _Builder:
 
     def _query(self) -> Any:
         fields = _Fields("Query")
-        for entity in self.entities:
-            name = _lower_first(entity.name)
+        for name, root in self.model.roots.items():
+            if root.entity is None:
+                if root.many:
+                    description = "Objects by global id, in the order asked; null for ids that do not exist."
+                    fields.resolved(name, list[Node | None], self._nodes(), description)
+                else:
+                    description = "Any object by its global id; null if it does not exist."
+                    fields.resolved(name, Node | None, self._node(), description)
+                continue
+            entity = root.entity
             optional: Any = self.types[entity.name] | None
-            description = f"One {entity.name} by its key; null if it does not exist."
-            fields.resolved(name, optional, self._one(entity), description)
-            if len(entity.id_fields) == 1:
-                description = (
-                    f"{entity.name}s by {entity.id_fields[0]}, in the order asked; null for ids that do not exist."
-                )
-                fields.resolved(name + "s", list[optional], self._many(entity), description)
-        fields.resolved("node", Node | None, self._node(), "Any object by its global id; null if it does not exist.")
-        description = "Objects by global id, in the order asked; null for ids that do not exist."
-        fields.resolved("nodes", list[Node | None], self._nodes(), description)
+            if root.many:
+                ((argument, id_field),) = root.arguments
+                description = f"{entity.name}s by {id_field}, in the order asked; null for ids that do not exist."
+                fields.resolved(name, list[optional], self._many(entity, argument), description)
+            else:
+                description = f"One {entity.name} by its key; null if it does not exist."
+                fields.resolved(name, optional, self._one(entity), description)
+        self._extra(fields)
         query = _new_class("Query")
         self.pending.append((fields.apply(query), "What can be read: each entity by its key, and any by global id."))
         return query
+
+    def _extra(self, fields: _Fields) -> None:
+        """The hand-written fields the declaration adds to this type."""
+        for name, field in self.declaration.fields.get(fields.owner, {}).items():
+            fields.add(name, None, field)
 
     def _one(self, entity: Entity) -> Callable[..., Any]:
         names = entity.id_fields
@@ -482,9 +495,8 @@ class _Builder:
         ]
         return _signature(resolve, parameters)
 
-    def _many(self, entity: Entity) -> Callable[..., Any]:
+    def _many(self, entity: Entity, argument: str) -> Callable[..., Any]:
         name = entity.id_fields[0]
-        argument = name + "s"
 
         async def resolve(root: Any, info: Info, **arguments: Any) -> Any:
             await info.context.reader.walked(info)

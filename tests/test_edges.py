@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from gateway import graph
 from tests.conftest import Gateway
 from tests.contract import COURSES, course_id, student_id
 from tests.test_canonical_operations import dynamodb
@@ -57,20 +58,16 @@ def test_edges_without_their_nodes_read_no_node(gateway: Gateway) -> None:
 def test_nodes_the_connection_did_not_see_coming_are_still_read_in_one_batch(
     gateway: Gateway, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Should the look-ahead miss a selection, each edge reads its node: the same answer, still one batch."""
-    # Patches the hand-written resolver module's look-ahead, which the derived schema replaces.
-    enrollments = pytest.importorskip("schema.enrollments", reason="the look-ahead hook of the 0.1 resolvers")
-    seen: list[int] = []
-    real = enrollments.lookahead
+    """Should a connection miss that its nodes are selected, each edge reads its node: the same answer, and the
+    walk that read ahead still makes it one batch."""
+    seen: list[bool] = []
+    real = graph._selects_nodes
 
-    def blind(info: Any) -> list[Any]:
-        fields = real(info)
-        if info.python_name != "courses":
-            return fields
-        seen.append(len(fields))
-        return []
+    def blind(info: Any) -> bool:
+        seen.append(real(info))
+        return False
 
-    monkeypatch.setattr(enrollments, "lookahead", blind)
+    monkeypatch.setattr(graph, "_selects_nodes", blind)
     body = gateway.query(
         f'{{ student(studentId: "{student_id(1)}") {{ courses(first: 10)'
         " { nodes { courseId } edges { node { courseId } } } } }"
@@ -78,5 +75,5 @@ def test_nodes_the_connection_did_not_see_coming_are_still_read_in_one_batch(
     courses = _courses(body)
     assert [node["courseId"] for node in courses["nodes"]] == COURSES_OF_STUDENT_1
     assert [edge["node"]["courseId"] for edge in courses["edges"]] == COURSES_OF_STUDENT_1
-    assert seen == [2]
+    assert seen == [True]
     assert dynamodb(body)[2] == {"Query": 1, "BatchGetItem": 1}

@@ -124,6 +124,33 @@ def test_the_tenant_itself_reads_them(tenant_a: Caller, field: str) -> None:
     assert body["data"][field] is not None
 
 
+@pytest.mark.parametrize("field", ROOTS)
+def test_global_ids_of_another_tenants_objects_are_forbidden_and_never_read(
+    tenant_a: Caller, tenant_b: Caller, field: str
+) -> None:
+    # The global id of A's object, as A's own answer gave it: B presents it to node(id:) and nodes(ids:).
+    global_id = tenant_a.ask(_with_id(ROOTS[field]))["data"][field]["id"]
+    body = tenant_b.ask("query($id: ID!) { node(id: $id) { id } }", id=global_id)
+    assert (body["data"], codes(body)) == ({"node": None}, ["FORBIDDEN"])
+    assert tenant_b.operations == []
+    body = tenant_b.ask("query($ids: [ID!]!) { nodes(ids: $ids) { id } }", ids=[global_id])
+    assert codes(body) == ["FORBIDDEN"]
+    assert tenant_b.operations == []
+
+
+def _with_id(query: str) -> str:
+    """The root query selecting the root object's global id too."""
+    head, _, rest = query.partition(") {")
+    return f"{head}) {{ id{rest}"
+
+
+def test_a_ticket_by_global_id_is_hidden_from_another_tenant_as_if_missing(tenant_a: Caller, tenant_b: Caller) -> None:
+    global_id = tenant_a.ask(f'{{ ticket(ticketId: "{A_TICKET}") {{ id }} }}')["data"]["ticket"]["id"]
+    assert tenant_a.ask("query($id: ID!) { node(id: $id) { id } }", id=global_id)["data"] == {"node": {"id": global_id}}
+    body = tenant_b.ask("query($id: ID!) { node(id: $id) { ... on Ticket { title } } }", id=global_id)
+    assert body == {"data": {"node": None}}
+
+
 def test_a_batch_with_one_foreign_id_is_forbidden_whole_before_any_read(tenant_b: Caller) -> None:
     body = tenant_b.ask("query($ids: [ID!]!) { students(studentIds: $ids) { name } }", ids=["stu-0149", "stu-0001"])
     assert codes(body) == ["FORBIDDEN"]
