@@ -27,7 +27,7 @@ from gateway.errors import BadUserInput, Conflict, NotFound
 from gateway.extensions import Accounting, ErrorPolicy, GatewaySchema, Limits
 from gateway.keys import Ids, validate_id
 from gateway.loaders import Member, Page
-from gateway.model import Attribute, AttributeType, Collection, Entity, Item, Link, attribute_values
+from gateway.model import Attribute, AttributeType, Collection, Entity, Item, Link, attribute_values, graphql_name
 from gateway.plan import MAX_BATCH_IDS, batch_ids
 from gateway.writer import Token, Writer
 
@@ -183,18 +183,20 @@ class _Fields:
         # The GraphQL name is also the Python attribute and keyword argument that carries the value.
         if not name.isidentifier() or keyword.iskeyword(name) or name.startswith("_"):
             raise ValueError(f"{self.owner}.{name}: not usable as a GraphQL field name")
-        if name in self.taken:
-            raise ValueError(f"{self.owner}.{name}: two fields of the same name")
-        self.taken.add(name)
+        if graphql_name(name) in self.taken:
+            raise ValueError(f"{self.owner}.{graphql_name(name)}: two fields of the same name")
+        self.taken.add(graphql_name(name))
         if annotation is not None:
             self.annotations[name] = annotation
         self.values[name] = field
 
     def plain(self, name: str, annotation: Any, description: str | None, **default: Any) -> None:
-        self.add(name, annotation, strawberry.field(name=name, description=description, **default))
+        self.add(name, annotation, strawberry.field(name=graphql_name(name), description=description, **default))
 
     def resolved(self, name: str, annotation: Any, resolver: Callable[..., Any], description: str | None) -> None:
-        field = strawberry.field(resolver=resolver, graphql_type=annotation, name=name, description=description)
+        field = strawberry.field(
+            resolver=resolver, graphql_type=annotation, name=graphql_name(name), description=description
+        )
         self.add(name, annotation, field)
 
     def private(self, name: str) -> None:
@@ -232,7 +234,7 @@ def _signature(
 
 
 def _id_argument(name: str, description: str) -> Any:
-    return Annotated[strawberry.ID, strawberry.argument(name=name, description=description)]
+    return Annotated[strawberry.ID, strawberry.argument(name=graphql_name(name), description=description)]
 
 
 class _Builder:
@@ -487,7 +489,7 @@ class _Builder:
 
         async def resolve(root: Any, info: Info, **arguments: Any) -> Any:
             await info.context.reader.walked(info)
-            ids = {name: validate_id(arguments[f"p{i}"], name) for i, name in enumerate(names)}
+            ids = {name: validate_id(arguments[f"p{i}"], graphql_name(name)) for i, name in enumerate(names)}
             return self._object(entity, await info.context.reader.get(entity, ids))
 
         parameters = [
@@ -596,7 +598,7 @@ class _Builder:
         input_type = _input(fields, f"The new {entity.name}'s ids and attributes{minted}.")
 
         async def create(info: Info, data: Any, client_token: str | None) -> Any:
-            ids = {name: validate_id(getattr(data, name), name) for name in given}
+            ids = {name: validate_id(getattr(data, name), graphql_name(name)) for name in given}
             if entity.mint is not None:
                 ids[entity.mint] = writes.mint_id()
             attributes = {**_inputs(entity, data), **_on_create(entity, ids)}
@@ -619,7 +621,7 @@ class _Builder:
         input_type = _input(fields, f"The changes to {_article(entity.name)} {entity.name}, at the version read last.")
 
         async def update(info: Info, data: Any, client_token: str | None) -> Any:
-            ids = {name: validate_id(getattr(data, name), name) for name in entity.id_fields}
+            ids = {name: validate_id(getattr(data, name), graphql_name(name)) for name in entity.id_fields}
             changes = _inputs(entity, data)
             version = _expected_version(data.expectedVersion) or 0
             token = _token(info, client_token, data)
@@ -639,7 +641,7 @@ class _Builder:
         input_type = _input(fields, f"The {entity.name} to delete.")
 
         async def delete(info: Info, data: Any, client_token: str | None) -> Deleted:
-            ids = {name: validate_id(getattr(data, name), name) for name in entity.id_fields}
+            ids = {name: validate_id(getattr(data, name), graphql_name(name)) for name in entity.id_fields}
             version = _expected_version(data.expectedVersion)
             token = _token(info, client_token, data)
             cascade = bool(getattr(data, "cascade", False))
@@ -745,11 +747,12 @@ def _inputs(entity: Entity, data: object) -> dict[str, Any]:
     for name, spec in _input_attributes(entity):
         value = getattr(data, name)
         if value is not strawberry.UNSET:
-            out[name] = _checked(name, spec, value)
+            out[name] = _checked(graphql_name(name), spec, value)
     return out
 
 
 def _checked(name: str, spec: Attribute, value: Any) -> Any:
+    """``value`` as stored, or BadUserInput naming the input field ``name`` when the declaration refuses it."""
     if value is None:
         if spec.required:
             raise BadUserInput(f"{name} may not be null", argument=name)

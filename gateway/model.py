@@ -188,6 +188,12 @@ def lower_camel(name: str) -> str:
     return name[:1].lower() + name[1:]
 
 
+def graphql_name(name: str) -> str:
+    """A declared name as GraphQL spells it, in camelCase: ``user_id`` is ``userId``; ``userId`` stays."""
+    head, *rest = name.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
 _Candidate = tuple[Entity, tuple[tuple[Index, KeyShape], ...]]
 """An entity to try an item against, with the index keys that must agree with its table key."""
 
@@ -243,9 +249,10 @@ class Model:
             if entity.internal:
                 continue
             name = lower_camel(entity.name)
-            out[name] = Root(entity, False, tuple((field, field) for field in entity.id_fields))
+            out[name] = Root(entity, False, tuple((graphql_name(field), field) for field in entity.id_fields))
             if len(entity.id_fields) == 1:
-                out[f"{name}s"] = Root(entity, True, ((f"{entity.id_fields[0]}s", entity.id_fields[0]),))
+                (only,) = entity.id_fields
+                out[f"{name}s"] = Root(entity, True, ((f"{graphql_name(only)}s", only),))
         return out
 
     def entity(self, name: str) -> Entity | None:

@@ -31,7 +31,7 @@ from gateway.wire import install_fast_reads
 from gateway.writes import TRANSACTION_LIMIT, Reason, Refused, WriteOp
 
 if TYPE_CHECKING:
-    from typing import Literal, TypedDict
+    from typing import Literal, NotRequired, TypedDict
 
     from types_aiobotocore_dynamodb import DynamoDBClient
     from types_aiobotocore_dynamodb.type_defs import (
@@ -44,7 +44,7 @@ if TYPE_CHECKING:
         BillingMode: Literal["PAY_PER_REQUEST"]
         AttributeDefinitions: list[AttributeDefinitionTypeDef]
         KeySchema: list[KeySchemaElementTypeDef]
-        GlobalSecondaryIndexes: list[GlobalSecondaryIndexTypeDef]
+        GlobalSecondaryIndexes: NotRequired[list[GlobalSecondaryIndexTypeDef]]
 
 
 log = logging.getLogger(__name__)
@@ -427,15 +427,17 @@ def table_definition(model: Model) -> CreateTableDefinition:
         for index in model.indexes
         if index.name is not None
     ]
-    return {
+    definition: CreateTableDefinition = {
         "BillingMode": "PAY_PER_REQUEST",
         "AttributeDefinitions": [{"AttributeName": name, "AttributeType": "S"} for name in attributes],
         "KeySchema": [
             {"AttributeName": table_index.pk, "KeyType": "HASH"},
             {"AttributeName": table_index.sk, "KeyType": "RANGE"},
         ],
-        "GlobalSecondaryIndexes": gsis,
     }
+    if gsis:  # DynamoDB refuses an empty list
+        definition["GlobalSecondaryIndexes"] = gsis
+    return definition
 
 
 def _translate(error: Exception) -> GatewayError:
