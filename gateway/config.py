@@ -61,6 +61,8 @@ class Settings:
     max_calls: int = 250
     """The most DynamoDB calls one operation may be estimated to make."""
     max_rounds: int = 8
+    max_objects: int = 20_000
+    """Objects an operation's answer may hold, counted before execution (every page full)."""
     introspection: str = "on"
     """on, off, or admin (only callers with the admin role)."""
     max_body_bytes: int = 1_048_576

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 from collections import OrderedDict
-from collections.abc import Awaitable, Coroutine, Mapping
+from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +22,7 @@ from graphql import (
     FragmentDefinitionNode,
     FragmentSpreadNode,
     GraphQLError,
+    GraphQLObjectType,
     GraphQLSchema,
     InlineFragmentNode,
     OperationDefinitionNode,
@@ -36,7 +37,7 @@ from gateway.errors import GatewayError
 from gateway.keys import Ids
 from gateway.model import Collection, Entity, Item, Model
 from gateway.selection import Scope, fields, object_types
-from gateway.walk import ItemKey, Planned, Walk
+from gateway.walk import ItemKey, Planned, TooLarge, Walk
 
 _WRITE_NOTE = (
     "one conditional write (a transaction when counters move); an update by a partial key reads the item first, "
@@ -69,6 +70,7 @@ class Budget:
     max_tokens: int = 5000
     max_calls: int = 250
     max_rounds: int = 8
+    max_objects: int = 20_000
     default_page_size: int = 20
     max_page_size: int = 100
     introspection: str = "on"
@@ -81,6 +83,7 @@ class Budget:
             max_tokens=settings.max_tokens,
             max_calls=settings.max_calls,
             max_rounds=settings.max_rounds,
+            max_objects=settings.max_objects,
             default_page_size=settings.default_page_size,
             max_page_size=settings.max_page_size,
             introspection=settings.introspection,
@@ -207,6 +210,12 @@ class Planner:
         if root is None:
             return None
         scope = Scope(self.schema, fragments, coerced)
+        try:
+            return self._walked(scope, root, operation)
+        except TooLarge as error:
+            raise CostLimit(str(error), limit="objects", maximum=error.maximum) from None
+
+    def _walked(self, scope: Scope, root: GraphQLObjectType, operation: OperationDefinitionNode) -> Estimate:
         if operation.operation != OperationType.MUTATION:
             walk = self._walk(scope, 1)
             walk.roots(root, [operation.selection_set])
@@ -234,6 +243,7 @@ class Planner:
             default_page_size=self.budget.default_page_size,
             max_page_size=self.budget.max_page_size,
             max_calls=self.budget.max_calls,
+            max_objects=self.budget.max_objects,
             first_round=first_round,
         )
 
@@ -321,9 +331,13 @@ class _WorstCase:
         self._item(entity, ids)
         return await self.page(collection, ids, size, None)
 
-    async def gather(self, work: list[Awaitable[None]]) -> None:
-        for one in work:
-            await one
+    async def gather(self, work: list[Coroutine[Any, Any, None]]) -> None:
+        try:
+            for one in work:
+                await one
+        finally:
+            for one in work:  # those a refusal left unstarted
+                one.close()
 
     def _item(self, entity: Entity, ids: Ids) -> Item:
         full = {name: ids[name] if name in ids else self._new() for name in entity.all_id_fields}

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Coroutine, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any
@@ -24,7 +24,7 @@ from gateway.keys import Ids
 from gateway.model import Collection, Entity, Item, Model
 from gateway.selection import Field, Scope
 from gateway.store import Key, QueryRequest, Store
-from gateway.walk import Walk
+from gateway.walk import TooLarge, Walk
 
 log = logging.getLogger(__name__)
 
@@ -224,6 +224,10 @@ class Reader:
             self._walk = _detach(asyncio.ensure_future(walk.run()))
         try:
             await asyncio.shield(self._walk)
+        except TooLarge:
+            log.warning(
+                "the look-ahead walk stopped at %d objects; the fields read on their own", self._settings.max_objects
+            )
         except Exception:
             # The resolvers read what the walk could not, and report errors at their own paths.
             log.exception("the look-ahead walk failed; the fields read on their own")
@@ -247,6 +251,7 @@ class Reader:
             scope,
             default_page_size=settings.default_page_size,
             max_page_size=settings.max_page_size,
+            max_objects=settings.max_objects,
             first_round=first_round,
         )
 
@@ -276,7 +281,7 @@ class Reader:
         await self._parent_with_page(entity, ids, collection, size)
         return await self._pages[self._page_key(collection, ids, size, None)]
 
-    async def gather(self, work: list[Awaitable[None]]) -> None:
+    async def gather(self, work: list[Coroutine[Any, Any, None]]) -> None:
         await accounting.gather(*work)
 
     async def _parent_with_page(self, entity: Entity, ids: Ids, collection: Collection, size: int) -> Item | None:

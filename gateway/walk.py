@@ -20,7 +20,7 @@ The rules, at any depth:
 from __future__ import annotations
 
 import math
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -36,6 +36,14 @@ from gateway.store import BATCH_GET_LIMIT
 
 ItemKey = tuple[str, str]
 PageKey = tuple[str, int, str | None]
+
+
+class TooLarge(Exception):
+    """The operation reaches more objects than the walk may visit."""
+
+    def __init__(self, maximum: int) -> None:
+        super().__init__(f"the operation reaches more than {maximum} objects")
+        self.maximum = maximum
 
 
 class PageRead(Protocol):
@@ -70,7 +78,7 @@ class Source(Protocol):
         """The parent with its first page in one Query; ``cached`` knows the parent afterwards."""
         ...
 
-    async def gather(self, work: list[Awaitable[None]]) -> None:
+    async def gather(self, work: list[Coroutine[Any, Any, None]]) -> None:
         """Run one round's requests together."""
         ...
 
@@ -131,6 +139,7 @@ class Walk:
         default_page_size: int,
         max_page_size: int,
         max_calls: int | None = None,
+        max_objects: int | None = None,
         first_round: int = 1,
     ) -> None:
         self._source = source
@@ -139,6 +148,8 @@ class Walk:
         self._default = default_page_size
         self._maximum = max_page_size
         self._max_calls = max_calls
+        self._max_objects = max_objects
+        self.objects = 0
         self._pages: dict[PageKey, PageRead | None] = {}
         self._round = _Round(first_round)
         self.planned: list[Planned] = []
@@ -181,6 +192,7 @@ class Walk:
 
     def visit(self, entity: Entity, ids: Ids, selected: list[Field], path: str, round_: _Round) -> None:
         """An object whose table key ``ids`` give: read it in ``round_``, and start what its ids allow."""
+        self._count(1)
         if not self._source.permits_item(entity, ids):
             return  # the field reports Forbidden when it resolves
         key = self._item_key(entity, ids)
@@ -287,6 +299,7 @@ class Walk:
             node_fields, node_path = nodes
             where = _join(path, node_path)
             if collection.target is None:
+                self._count(len(page.members))
                 for member in page.members:
                     self.expand(collection.member, member.ids, node_fields, where, round_, set())
                 return
@@ -313,6 +326,13 @@ class Walk:
         if path is None:
             return None
         return merged, path
+
+    def _count(self, objects: int) -> None:
+        # Every object of the answer passes here, once per path that reaches it: an operation whose answer would
+        # hold too many is stopped before it is walked, whatever its reads cost.
+        self.objects += objects
+        if self._max_objects is not None and self.objects > self._max_objects:
+            raise TooLarge(self._max_objects)
 
     def _size(self, selected: Field) -> int | None:
         try:
@@ -346,8 +366,8 @@ class Walk:
                 return
         self.planned.append(Planned(path, operation, calls, round_, items, request))
 
-    def _work(self, round_: _Round) -> list[Awaitable[None]]:
-        work: list[Awaitable[None]] = []
+    def _work(self, round_: _Round) -> list[Coroutine[Any, Any, None]]:
+        work: list[Coroutine[Any, Any, None]] = []
         if round_.reads:
             work.append(self._read(round_))
         work += [self._query(key, query, round_) for key, query in round_.queries.items()]

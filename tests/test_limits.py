@@ -168,6 +168,18 @@ def test_an_operation_over_the_round_budget_is_refused(tight: Gateway) -> None:
     assert (error["extensions"]["code"], error["extensions"]["limit"]) == ("COST_LIMIT", "rounds")
 
 
+def test_an_answer_of_too_many_objects_is_refused_even_when_its_reads_are_cached(gateway: Gateway) -> None:
+    # Going back and forth between users and their tickets reads little (each ticket's user is a user already
+    # read) but answers 100 x 100 x 100 x 100 objects: the walk stops counting at the limit, before any request.
+    query = (
+        '{ organization(orgName: "o1") { users(first: 100) { nodes { tickets(first: 100) { nodes { user {'
+        " organization { users(first: 100) { nodes { tickets(first: 100) { nodes { title } } } } } } } } } } } }"
+    )
+    error = refused(gateway, query)["errors"][0]
+    assert error["extensions"]["code"] == "COST_LIMIT"
+    assert (error["extensions"]["limit"], error["extensions"]["maximum"]) == ("objects", 20_000)
+
+
 def test_an_operation_within_the_budget_runs(tight: Gateway) -> None:
     assert tight.query(CANONICAL["workspace and projects"])["data"]["workspace"]["displayName"] == "Main"
 
