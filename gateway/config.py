@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 DEFAULT_TABLE = "tablegraph"
-DEFAULT_MODEL = "schema.model:DEMO"
+DEFAULT_MODEL = "schema.demo:DEMO"
 
 
 @dataclass(frozen=True)

@@ -59,12 +59,17 @@ class Declaration:
 
     @cached_property
     def writes(self) -> WriteModel:
-        """The counters the collections declare, and the token records: what the write path keeps."""
-        counted = tuple(Counted(c, c.counter) for c in self.model.collections if c.counter is not None)
-        return WriteModel(self.model, counted=counted, token=self.token)
+        return write_model(self.model)
 
     def entity(self, name: str) -> Entity:
         return next(entity for entity in self.model.entities if entity.name == name)
+
+
+def write_model(model: Model) -> WriteModel:
+    """What the write path keeps for ``model``: the counters its collections declare, and the token records."""
+    counted = tuple(Counted(c, c.counter) for c in model.collections if c.counter is not None)
+    token = next(entity for entity in model.entities if entity.name == TOKEN_ENTITY)
+    return WriteModel(model, counted=counted, token=token)
 
 
 def load(spec: str) -> Declaration:

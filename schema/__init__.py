@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from gateway.graph import build
-from schema.model import DEMO, MODEL, TENANCY
+from schema.demo import DEMO
+from schema.model import MODEL, TENANCY
 
 GRAPH = build(DEMO)
 SCHEMA = GRAPH.schema

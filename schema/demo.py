@@ -6,8 +6,9 @@ import random
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
+from gateway.declaration import Declaration
 from gateway.model import Item
-from schema.model import COURSE, ENROLLMENT, MODEL, ORGANIZATION, PROJECT, STUDENT, TICKET, USER, WORKSPACE
+from schema.model import COURSE, ENROLLMENT, MODEL, ORGANIZATION, PROJECT, STUDENT, TENANCY, TICKET, USER, WORKSPACE
 
 _STATUSES = ("active", "paused", "archived")
 _MAJORS = ("physics", "history", "mathematics", "biology", "economics")
@@ -52,3 +53,7 @@ def demo_items() -> Iterator[Item]:
             grade = _GRADES[rng.randrange(len(_GRADES))]
             edge = {"enrolledOn": f"2026-09-{rng.randint(1, 20):02d}", **({"grade": grade} if grade else {})}
             yield MODEL.item(ENROLLMENT, {**student, "courseId": course}, edge)
+
+
+DEMO = Declaration(MODEL, TENANCY, seed=demo_items)
+"""The three example domains with their demo data: what tablegraph serves by default."""

@@ -24,12 +24,10 @@ A ``TOKEN#`` item records a mutation applied with a client token, so retrying it
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from gateway.config import DEFAULT_TABLE
-from gateway.declaration import Declaration, token_entity
+from gateway.declaration import token_entity, write_model
 from gateway.guard import Tenancy
-from gateway.model import Attribute, Collection, Entity, Index, Item, KeyShape, Link, Model
+from gateway.model import Attribute, Collection, Entity, Index, KeyShape, Link, Model
 
 TABLE = Index(None, "PK", "SK")
 GSI1 = Index("GSI1", "GSI1PK", "GSI1SK")
@@ -192,15 +190,6 @@ MODEL = Model(
 TENANCY = Tenancy({"workspaceId": "workspaces", "orgName": "organizations", "studentId": "students"})
 
 
-def _demo_items() -> Iterable[Item]:
-    from schema.demo import demo_items
-
-    return demo_items()
-
-
-DEMO = Declaration(MODEL, TENANCY, seed=_demo_items)
-"""The three example domains, served by default; ``tablegraph serve --demo`` loads their demo data."""
-
 # Each parent carries the exact number of its members, kept by the writes that add and remove them.
-WRITES = DEMO.writes
+WRITES = write_model(MODEL)
 PROJECT_COUNT, USER_COUNT, TICKET_COUNT, COURSE_COUNT, ENROLLED_COUNT = WRITES.counted

@@ -10,7 +10,8 @@ import pytest
 import strawberry
 
 from gateway.graph import build
-from schema.model import DEMO, WORKSPACE
+from schema.demo import DEMO
+from schema.model import WORKSPACE
 from tests.conftest import Gateway
 
 
