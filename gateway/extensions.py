@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import strawberry
-from graphql import GraphQLError
+from graphql import DocumentNode, GraphQLError, OperationDefinitionNode
 from graphql.validation import NoSchemaIntrospectionCustomRule
 from strawberry.extensions import SchemaExtension
 from strawberry.schema.schema import validate_document
@@ -74,7 +74,8 @@ def _graphql_code(error: GraphQLError) -> str:
 
 
 class Limits(SchemaExtension):
-    """Refuses, before any DynamoDB request, an operation too large or too costly; with explain, only plans it.
+    """Refuses, before any DynamoDB request, a request that names no operation of several, or an operation too
+    large or too costly; with explain, only plans it.
 
     Validation runs here, ahead of strawberry's own, because an error added after validation would not stop
     execution; strawberry skips its validation when an extension has done it. A document text seen before is
@@ -84,6 +85,7 @@ class Limits(SchemaExtension):
     def __init__(self) -> None:
         self._estimate: Estimate | None = None
         self._prepared: Prepared | None = None
+        self._named = False
 
     def _planner(self) -> Planner | None:
         context = self.execution_context.context
@@ -93,22 +95,35 @@ class Limits(SchemaExtension):
         planner = self._planner()
         if planner is not None:
             self.execution_context.parse_options["max_tokens"] = planner.budget.max_tokens
+        # Until a document is parsed, strawberry's operation_name is the request's; then, when the request names
+        # none, it is the first operation's, which strawberry would run.
+        self._named = self.execution_context.operation_name is not None
         yield
 
     def on_parse(self) -> Iterator[None]:
         planner, execution = self._planner(), self.execution_context
         query = execution.query
         # The documents a planner keeps were validated against its schema: they mean nothing under another one.
-        if planner is None or query is None or planner.schema is not execution.schema._schema:
-            yield
-            return
-        self._prepared = planner.prepared(query)
-        if self._prepared is not None:
-            # A document already set makes strawberry skip parsing.
-            execution.graphql_document = self._prepared.document
+        if planner is not None and planner.schema is not execution.schema._schema:
+            planner = None
+        if planner is not None and query is not None:
+            self._prepared = planner.prepared(query)
+            if self._prepared is not None:
+                # A document already set makes strawberry skip parsing.
+                execution.graphql_document = self._prepared.document
         yield
-        if self._prepared is None and execution.graphql_document is not None:
-            self._prepared = planner.prepare(query, execution.graphql_document)
+        document = execution.graphql_document
+        if document is None:
+            return
+        if planner is not None and query is not None and self._prepared is None:
+            self._prepared = planner.prepare(query, document)
+        if not self._named and _operations(document) > 1:
+            # GraphQL's GetOperation: a request error, before the operation's type is even looked at. Raised from
+            # here, it ends the request as one that did not run.
+            raise GraphQLError(
+                "Must provide operation name if query contains multiple operations.",
+                extensions={"code": "BAD_USER_INPUT"},
+            )
 
     def on_validate(self) -> Iterator[None]:
         planner, execution = self._planner(), self.execution_context
@@ -135,6 +150,7 @@ class Limits(SchemaExtension):
                         execution.variables,
                         enforce=not context.explain,
                         prepared=prepared,
+                        guard=context.guard if context.explain else None,
                     )
                 except GatewayError as error:
                     errors = [GraphQLError(error.message, original_error=error, extensions=error.extensions)]
@@ -145,8 +161,14 @@ class Limits(SchemaExtension):
 
     def on_execute(self) -> Iterator[None]:
         if self._explaining():
-            # A result already set makes strawberry skip execution: the plan is the answer.
-            self.execution_context.result = ExecutionResult(data=None, errors=None)
+            # A result already set makes strawberry skip execution: the plan is the answer, with the fields the
+            # guard refuses answered FORBIDDEN where execution would answer it.
+            forbidden = self._estimate.forbidden if self._estimate is not None else ()
+            errors = [
+                GraphQLError(error.message, path=path.split("."), original_error=error, extensions=error.extensions)
+                for path, error in forbidden
+            ]
+            self.execution_context.result = ExecutionResult(data=None, errors=errors or None)
         yield
 
     def get_results(self) -> dict[str, Any]:
@@ -158,6 +180,10 @@ class Limits(SchemaExtension):
     def _explaining(self) -> bool:
         context = self.execution_context.context
         return isinstance(context, Context) and context.explain
+
+
+def _operations(document: DocumentNode) -> int:
+    return sum(isinstance(definition, OperationDefinitionNode) for definition in document.definitions)
 
 
 class Accounting(SchemaExtension):

@@ -5,6 +5,10 @@ table: every page full, every item present, no two ids alike. Calls and rounds a
 the operation sends, reached when the data is that large. A Query whose answer passes DynamoDB's 1 MB page size
 takes more calls than estimated. A mutation field counts as one write, the reads of its result a round later
 (mutations run one after another). An estimate stops once it passes the call budget.
+
+The estimate that limits an operation assumes every key the caller's: it is made once per document and shared by
+all callers. Explain plans with the caller's guard: what the guard refuses is reported FORBIDDEN at its field and
+planned no further, as execution would answer it, and such a plan is made for its request alone.
 """
 
 from __future__ import annotations
@@ -33,7 +37,8 @@ from graphql import (
 from graphql.execution.values import VariableValues, get_variable_values
 
 from gateway.config import Settings
-from gateway.errors import GatewayError
+from gateway.errors import Forbidden, GatewayError
+from gateway.guard import Guard
 from gateway.keys import Ids
 from gateway.model import Collection, Entity, Item, Model
 from gateway.selection import Scope, fields, object_types
@@ -93,6 +98,8 @@ class Budget:
 @dataclass(frozen=True)
 class Estimate:
     requests: tuple[Planned, ...]
+    forbidden: tuple[tuple[str, Forbidden], ...] = ()
+    """Fields the caller's guard refused, by path, with the error execution would answer (explain only)."""
 
     @property
     def calls(self) -> int:
@@ -168,23 +175,27 @@ class Planner:
         *,
         enforce: bool,
         prepared: Prepared | None = None,
+        guard: Guard | None = None,
     ) -> Estimate | None:
         """The estimate of the operation; raises CostLimit when it is refused.
 
         Raises InvalidVariables when the variables do not coerce; None when there is no such operation (execution
         reports that, before any resolver runs). With ``prepared`` (``document`` kept by ``prepare``), the
-        estimate of an operation without variables is made once and reused.
+        estimate of an operation without variables is made once and reused. With ``guard`` (a caller's, to
+        explain), what it refuses is left out and listed in ``forbidden``; such an estimate is neither taken from
+        ``prepared`` nor kept there, since it holds for that caller only.
         """
         operation = get_operation_ast(document, operation_name)
         if operation is None:
             return None
-        estimate = prepared.estimates.get(operation_name) if prepared is not None else None
+        shared = prepared if guard is None else None
+        estimate = shared.estimates.get(operation_name) if shared is not None else None
         if estimate is None:
-            estimate = self._estimate(document, operation, variables)
+            estimate = self._estimate(document, operation, variables, guard)
             if estimate is None:
                 return None
-            if prepared is not None and not operation.variable_definitions:
-                prepared.estimates[operation_name] = estimate
+            if shared is not None and not operation.variable_definitions:
+                shared.estimates[operation_name] = estimate
         if enforce:
             for name, value, maximum in (
                 ("calls", estimate.calls, self.budget.max_calls),
@@ -199,7 +210,11 @@ class Planner:
         return estimate
 
     def _estimate(
-        self, document: DocumentNode, operation: OperationDefinitionNode, variables: Mapping[str, Any] | None
+        self,
+        document: DocumentNode,
+        operation: OperationDefinitionNode,
+        variables: Mapping[str, Any] | None,
+        guard: Guard | None,
     ) -> Estimate | None:
         fragments = {d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)}
         _Shape(self.budget, fragments).measure(operation.selection_set, 0, frozenset())
@@ -211,40 +226,45 @@ class Planner:
             return None
         scope = Scope(self.schema, fragments, coerced)
         try:
-            return self._walked(scope, root, operation)
+            return self._walked(scope, root, operation, guard)
         except TooLarge as error:
             raise CostLimit(str(error), limit="objects", maximum=error.maximum) from None
 
-    def _walked(self, scope: Scope, root: GraphQLObjectType, operation: OperationDefinitionNode) -> Estimate:
+    def _walked(
+        self, scope: Scope, root: GraphQLObjectType, operation: OperationDefinitionNode, guard: Guard | None
+    ) -> Estimate:
+        forbidden: dict[str, Forbidden] = {}
         if operation.operation != OperationType.MUTATION:
-            walk = self._walk(scope, 1)
+            walk = self._walk(scope, 1, _WorstCase(self.model, guard, forbidden))
             walk.roots(root, [operation.selection_set])
             _now(walk.run())
-            return Estimate(tuple(walk.planned))
+            return Estimate(tuple(walk.planned), tuple(forbidden.items()))
         # Mutation fields run one after another: each writes a round after what came before, then reads.
         planned: list[Planned] = []
         start = 0
         for one in fields(scope, root, [operation.selection_set]):
             planned.append(Planned(one.key, "write", 1, start + 1, 1, {"note": _WRITE_NOTE}))
-            walk = self._walk(scope, start + 2)
+            source = _WorstCase(self.model, guard, forbidden)
+            walk = self._walk(scope, start + 2, source)
             for possible in object_types(scope, one.named):
                 entity = self.model.entity(possible.name)
                 if entity is not None and not entity.internal:
-                    walk.known(entity, _WorstCase(self.model).written(entity), one, one.key)
+                    walk.known(entity, source.written(entity), one, one.key)
             _now(walk.run())
             planned += walk.planned
             start = max((request.round for request in planned), default=start)
-        return Estimate(tuple(planned))
+        return Estimate(tuple(planned), tuple(forbidden.items()))
 
-    def _walk(self, scope: Scope, first_round: int) -> Walk:
+    def _walk(self, scope: Scope, first_round: int, source: _WorstCase) -> Walk:
         return Walk(
-            _WorstCase(self.model),
+            source,
             scope,
             default_page_size=self.budget.default_page_size,
             max_page_size=self.budget.max_page_size,
             max_calls=self.budget.max_calls,
             max_objects=self.budget.max_objects,
             first_round=first_round,
+            refused=source.refused,
         )
 
 
@@ -291,12 +311,24 @@ class _Shape:
                     self.measure(fragment.selection_set, depth, seen | {fragment.name.value})
 
 
+_MADE_UP = "\x00"
+"""What the ids the stand-in makes up start with: a control character, which no id from a request may hold."""
+
+
 class _WorstCase:
     """A stand-in for the table that answers every read the worst way: each page full, each item present, no two
-    ids alike. Its answers never wait, so a walk over it runs to the end without an event loop."""
+    ids alike. Its answers never wait, so a walk over it runs to the end without an event loop.
 
-    def __init__(self, model: Model) -> None:
+    With a caller's guard it refuses what the guard refuses, and records in ``forbidden`` the field and the error
+    of each refusal. The worst case is then that what it makes up is the caller's: a tenant id it made up counts as
+    one the caller holds (if the caller holds any), as the items execution reads either are or are hidden.
+    """
+
+    def __init__(self, model: Model, guard: Guard | None, forbidden: dict[str, Forbidden]) -> None:
         self.model = model
+        self._guard = guard
+        self.forbidden = forbidden
+        self._refusal: Forbidden | None = None
         self._known: dict[ItemKey, Item] = {}
         self._fresh = itertools.count()
 
@@ -304,13 +336,48 @@ class _WorstCase:
         return key in self._known, self._known.get(key)
 
     def permits_item(self, entity: Entity, ids: Ids) -> bool:
+        if self._guard is None:
+            return True
+        try:
+            self._guard.check_item(entity, self._as_callers(ids))
+        except Forbidden as refusal:
+            self._refusal = refusal
+            return False
         return True
 
     def permits_query(self, collection: Collection, ids: Ids) -> bool:
+        if self._guard is None:
+            return True
+        try:
+            self._guard.check_query(collection, self._as_callers(ids))
+        except Forbidden as refusal:
+            self._refusal = refusal
+            return False
         return True
 
     def visible(self, entity: Entity, item: Item) -> bool:
-        return True
+        if self._guard is None:
+            return True
+        ids = self.model.ids_of(entity, item)
+        return ids is None or self._guard.visible(entity, self.model.item(entity, self._as_callers(ids), {}))
+
+    def refused(self, path: str) -> None:
+        """The walk's report of a refusal, made at ``path`` right after this stand-in refused."""
+        if self._refusal is not None:
+            self.forbidden.setdefault(path, self._refusal)
+
+    def _as_callers(self, ids: Ids) -> Ids:
+        """``ids`` with each tenant id the stand-in made up replaced by one the caller holds, when it holds one."""
+        guard = self._guard
+        if guard is None or not any(value.startswith(_MADE_UP) for value in ids.values()):
+            return ids
+        grants, held = guard.tenancy.grants, guard.principal.grants
+        return {
+            name: min(held.get(grants[name], ()), default=value)
+            if name in grants and value.startswith(_MADE_UP)
+            else value
+            for name, value in ids.items()
+        }
 
     async def read(self, keys: list[tuple[Entity, Ids]]) -> None:
         for entity, ids in keys:
@@ -347,7 +414,7 @@ class _WorstCase:
         return item
 
     def _new(self) -> str:
-        return f"~{next(self._fresh)}"
+        return f"{_MADE_UP}{next(self._fresh)}"
 
     def written(self, entity: Entity) -> dict[str, str]:
         """The ids of an item a mutation wrote."""

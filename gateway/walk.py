@@ -19,6 +19,7 @@ The rules, at any depth:
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
@@ -36,6 +37,13 @@ from gateway.store import BATCH_GET_LIMIT
 
 ItemKey = tuple[str, str]
 PageKey = tuple[str, int, str | None]
+
+
+_Alive = Callable[[], bool]
+
+
+def _always() -> bool:
+    return True
 
 
 class TooLarge(Exception):
@@ -141,6 +149,7 @@ class Walk:
         max_calls: int | None = None,
         max_objects: int | None = None,
         first_round: int = 1,
+        refused: Callable[[str], None] | None = None,
     ) -> None:
         self._source = source
         self._model = source.model
@@ -149,9 +158,12 @@ class Walk:
         self._maximum = max_page_size
         self._max_calls = max_calls
         self._max_objects = max_objects
+        # Told the path of each field the source refuses, where execution answers FORBIDDEN: explain shows them.
+        self._refused = refused
         self.objects = 0
         self._pages: dict[PageKey, PageRead | None] = {}
         self._round = _Round(first_round)
+        self._answered: list[Callable[[], None]] = []
         self.planned: list[Planned] = []
         self.calls = 0
 
@@ -172,13 +184,14 @@ class Walk:
         except GatewayError:
             return  # the field reports its own bad arguments
         if not all(self._source.permits_item(entity, ids) for entity, ids in found):
+            self._refuse(path)
             return  # a list with one forbidden key is refused whole, and reads nothing
         for entity, ids in found:
-            self.visit(entity, ids, self._fields_of(field, entity), path, self._round)
+            self.visit(entity, ids, self._fields_of(field, entity), path, self._round, _always)
 
     def known(self, entity: Entity, ids: Ids, field: Field, path: str) -> None:
         """An object already in hand (what a mutation wrote): its relations start in the next round."""
-        self.expand(entity, ids, self._fields_of(field, entity), path, self._round, set())
+        self.expand(entity, ids, self._fields_of(field, entity), path, self._round, set(), _always)
 
     async def run(self) -> None:
         while self._round:
@@ -187,39 +200,78 @@ class Walk:
             if self._max_calls is not None and self.calls > self._max_calls:
                 return
             await self._source.gather(self._work(current))
+            # What the answers start is decided once the whole round has answered: an item another request of
+            # the round brings is then known, and is not read again.
+            answered, self._answered = self._answered, []
+            for then in answered:
+                then()
 
     # --- objects --------------------------------------------------------------------------------------------
 
-    def visit(self, entity: Entity, ids: Ids, selected: list[Field], path: str, round_: _Round) -> None:
-        """An object whose table key ``ids`` give: read it in ``round_``, and start what its ids allow."""
+    def visit(self, entity: Entity, ids: Ids, selected: list[Field], path: str, round_: _Round, alive: _Alive) -> None:
+        """An object whose table key ``ids`` give: read it in ``round_``, and start what its ids allow.
+
+        ``alive`` says whether the objects above it were found: what its answer would start is not started under
+        an object found missing.
+        """
         self._count(1)
         if not self._source.permits_item(entity, ids):
+            self._refuse(path)
             return  # the field reports Forbidden when it resolves
         key = self._item_key(entity, ids)
+
+        def mine() -> bool:
+            return alive() and self._present(entity, key)
+
         done, item = self._source.cached(key)
         if done:
-            self._with_item(entity, item, selected, path, round_, set())
+            self._with_item(entity, item, selected, path, round_, set(), mine)
             return
         started: set[str] = set()
-        if key not in round_.on_read and not self._combined(entity, ids, selected, path, round_, started):
+        if key not in round_.on_read and not self._combined(entity, ids, selected, path, round_, started, mine):
             round_.reads[key] = (entity, dict(ids), path)
-        started |= self.expand(entity, ids, selected, path, round_, started)
-        after = round_.on_read.setdefault(key, [])
-        after.append(lambda later: self._with_item(entity, self._source.cached(key)[1], selected, path, later, started))
+        started |= self.expand(entity, ids, selected, path, round_, started, mine)
+
+        def then(later: _Round) -> None:
+            if alive():
+                self._with_item(entity, self._source.cached(key)[1], selected, path, later, started, mine)
+
+        round_.on_read.setdefault(key, []).append(then)
+
+    def _present(self, entity: Entity, key: ItemKey) -> bool:
+        done, item = self._source.cached(key)
+        return done and item is not None and self._source.visible(entity, item)
 
     def _with_item(
-        self, entity: Entity, item: Item | None, selected: list[Field], path: str, round_: _Round, started: set[str]
+        self,
+        entity: Entity,
+        item: Item | None,
+        selected: list[Field],
+        path: str,
+        round_: _Round,
+        started: set[str],
+        alive: _Alive,
     ) -> None:
         if item is None or not self._source.visible(entity, item):
             return
         ids = self._model.ids_of(entity, item)
         if ids is not None:
-            self.expand(entity, ids, selected, path, round_, started)
+            self.expand(entity, ids, selected, path, round_, started, alive)
 
     def expand(
-        self, entity: Entity, ids: Ids, selected: list[Field], path: str, round_: _Round, started: set[str]
+        self,
+        entity: Entity,
+        ids: Ids,
+        selected: list[Field],
+        path: str,
+        round_: _Round,
+        started: set[str],
+        alive: _Alive,
     ) -> set[str]:
-        """Start, in ``round_``, the selected relations whose keys ``ids`` hold; the keys of those started."""
+        """Start, in ``round_``, the selected relations whose keys ``ids`` hold; the keys of those started.
+
+        ``alive`` says whether this object and those above it were found (or are still being read).
+        """
         now: set[str] = set()
         for one in selected:
             if one.key in started:
@@ -228,11 +280,11 @@ class Walk:
             here = _join(path, one.key)
             if isinstance(relation, Collection):
                 if set(relation.member.keys[relation.index].pk.fields) <= ids.keys():
-                    self._page(relation, ids, one, here, round_)
+                    self._page(relation, ids, one, here, round_, alive)
                     now.add(one.key)
             elif isinstance(relation, Link) and set(relation.target.id_fields) <= ids.keys():
                 target = {name: ids[name] for name in relation.target.id_fields}
-                self.visit(relation.target, target, children(self._scope, one), here, round_)
+                self.visit(relation.target, target, children(self._scope, one), here, round_, alive)
                 now.add(one.key)
         return now
 
@@ -244,6 +296,7 @@ class Walk:
         path: str,
         round_: _Round,
         started: set[str],
+        alive: _Alive,
     ) -> bool:
         """Read the object with its first selected collection that sorts it at the head, in one Query."""
         for one in selected:
@@ -261,7 +314,7 @@ class Walk:
             if page_key in self._pages or page_key in round_.queries:
                 continue
             query = _Query(relation, dict(ids), size, None, path, parent=entity)
-            query.on_page.append(self._members(relation, one, _join(path, one.key)))
+            query.on_page.append(self._members(relation, one, _join(path, one.key), alive))
             round_.queries[page_key] = query
             started.add(one.key)
             return True
@@ -269,15 +322,18 @@ class Walk:
 
     # --- pages ----------------------------------------------------------------------------------------------
 
-    def _page(self, collection: Collection, ids: Ids, selected: Field, path: str, round_: _Round) -> None:
+    def _page(
+        self, collection: Collection, ids: Ids, selected: Field, path: str, round_: _Round, alive: _Alive
+    ) -> None:
         if not self._source.permits_query(collection, ids):
+            self._refuse(path)
             return
         size = self._size(selected)
         after = selected.args.get("after")
         if size is None or (after is not None and not isinstance(after, str)):
             return
         key = (plan.binding(collection, ids), size, after)
-        then = self._members(collection, selected, path)
+        then = self._members(collection, selected, path, alive)
         if key in self._pages:
             page = self._pages[key]
             if page is not None:
@@ -289,24 +345,27 @@ class Walk:
             query.on_page.append(then)
             round_.queries[key] = query
 
-    def _members(self, collection: Collection, selected: Field, path: str) -> Callable[[PageRead, _Round], None]:
-        """What a page's answer starts: its members' relations, or the targets of its edges."""
+    def _members(
+        self, collection: Collection, selected: Field, path: str, alive: _Alive
+    ) -> Callable[[PageRead, _Round], None]:
+        """What a page's answer starts: its members' relations, or the targets of its edges; nothing when the
+        page's parent was found missing."""
         nodes = self._node_fields(selected)
 
         def then(page: PageRead, round_: _Round) -> None:
-            if nodes is None:
+            if nodes is None or not alive():
                 return
             node_fields, node_path = nodes
             where = _join(path, node_path)
             if collection.target is None:
                 self._count(len(page.members))
                 for member in page.members:
-                    self.expand(collection.member, member.ids, node_fields, where, round_, set())
+                    self.expand(collection.member, member.ids, node_fields, where, round_, set(), alive)
                 return
             target = collection.target
             for member in page.members:
                 target_ids = {name: member.ids[name] for name in target.id_fields}
-                self.visit(target, target_ids, node_fields, where, round_)
+                self.visit(target, target_ids, node_fields, where, round_, alive)
 
         return then
 
@@ -326,6 +385,10 @@ class Walk:
         if path is None:
             return None
         return merged, path
+
+    def _refuse(self, path: str) -> None:
+        if self._refused is not None:
+            self._refused(path)
 
     def _count(self, objects: int) -> None:
         # Every object of the answer passes here, once per path that reaches it: an operation whose answer would
@@ -381,7 +444,7 @@ class Walk:
             return  # the fields read again and report the error where it belongs
         for key in round_.reads:
             for then in round_.on_read[key]:
-                then(self._round)
+                self._answered.append(functools.partial(then, self._round))
 
     async def _query(self, key: PageKey, query: _Query, round_: _Round) -> None:
         try:
@@ -395,17 +458,17 @@ class Walk:
         self._pages[key] = page
         if query.parent is not None:
             for then in round_.on_read.get(self._item_key(query.parent, query.parent_ids), []):
-                then(self._round)
+                self._answered.append(functools.partial(then, self._round))
         for on_page in query.on_page:
-            on_page(page, self._round)
+            self._answered.append(functools.partial(on_page, page, self._round))
 
     # --- helpers --------------------------------------------------------------------------------------------
 
     def _root_objects(self, field: Field, root: Root) -> list[tuple[Entity, Ids]]:
         if root.entity is None:
             values = field.args.get("ids") if root.many else [field.args.get("id")]
-            if not isinstance(values, list):
-                return []
+            if not isinstance(values, list) or len(values) > plan.MAX_BATCH_IDS:
+                return []  # the field refuses a list too long, reading nothing
             return [global_ids.decode(self._model, str(value)) for value in values]
         entity: Entity = root.entity
         if root.many:

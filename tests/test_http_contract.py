@@ -69,6 +69,7 @@ REQUEST_ERRORS = {
     "validation": ({"query": "{ nope }"}, "GRAPHQL_VALIDATION_FAILED"),
     "variables": ({"query": "query($id: ID!) { workspace(workspaceId: $id) { displayName } }"}, "BAD_USER_INPUT"),
     "operation": ({"query": QUERY, "operationName": "Missing"}, "BAD_USER_INPUT"),
+    "no operation name": ({"query": "query A { __typename } query B { __typename }"}, "BAD_USER_INPUT"),
 }
 
 
@@ -83,6 +84,56 @@ def test_a_request_error_has_no_data_and_its_status_depends_on_the_media_type(
     assert "data" not in response.json()
     assert response.json()["errors"][0]["extensions"]["code"] == code
     assert not gateway.sent
+
+
+CREATE = (
+    'mutation Create {{ createWorkspace(input: {{workspaceId: "{workspace}", displayName: "D"}}) {{ __typename }} }}'
+)
+READ = 'query Read { workspace(workspaceId: "ws-main") { displayName } }'
+
+
+def _workspace_exists(dynamodb: Any, table: str, workspace: str) -> bool:
+    key = {"PK": {"S": f"WS#{workspace}"}, "SK": {"S": "META"}}
+    return "Item" in dynamodb.get_item(TableName=table, Key=key, ConsistentRead=True)
+
+
+@pytest.mark.parametrize("mutation_first", [True, False])
+@pytest.mark.parametrize(("accept", "status"), [(GR, 400), (JSON, 200)])
+def test_several_operations_without_an_operation_name_run_none_of_them(
+    gateway: Gateway, dynamodb: Any, contract_table: str, mutation_first: bool, accept: str, status: int
+) -> None:
+    """GraphQL's GetOperation: with no operationName a document must hold exactly one operation; else it is a
+    request error, and the first one does not run in its place."""
+    workspace = f"several-{uuid.uuid4().hex[:8]}"
+    create = CREATE.format(workspace=workspace)
+    response = post(gateway, {"query": f"{create} {READ}" if mutation_first else f"{READ} {create}"}, accept)
+    assert (response.status_code, media(response)) == (status, accept)
+    body = response.json()
+    assert "data" not in body
+    (error,) = body["errors"]
+    assert error["extensions"]["code"] == "BAD_USER_INPUT"
+    assert "operation name" in error["message"]
+    assert not gateway.sent
+    assert not _workspace_exists(dynamodb, contract_table, workspace)
+
+
+def test_several_operations_over_get_without_a_name_are_a_request_error_not_a_refused_mutation(
+    gateway: Gateway,
+) -> None:
+    gateway.sent.clear()
+    query = f"{CREATE.format(workspace='over-get')} {READ}"
+    response = gateway.http.get("/graphql", params={"query": query}, headers={"Accept": GR})
+    assert response.status_code == 400
+    assert response.json()["errors"][0]["extensions"]["code"] == "BAD_USER_INPUT"
+    assert not gateway.sent
+
+
+def test_the_operation_named_of_several_runs_alone(gateway: Gateway, dynamodb: Any, contract_table: str) -> None:
+    workspace = f"named-{uuid.uuid4().hex[:8]}"
+    response = post(gateway, {"query": f"{CREATE.format(workspace=workspace)} {READ}", "operationName": "Read"})
+    assert (response.status_code, response.json()) == (200, {"data": DATA})
+    assert set(gateway.sent) == {"BatchGetItem"}
+    assert not _workspace_exists(dynamodb, contract_table, workspace)
 
 
 def test_a_field_error_is_a_partial_response_and_200(gateway: Gateway) -> None:

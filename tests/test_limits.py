@@ -11,10 +11,11 @@ import httpx
 import pytest
 from graphql import GraphQLObjectType, parse
 
+from gateway import ids as global_ids
 from gateway.app import EXPLAIN_HEADER
 from gateway.limits import MAX_VISITS, Budget, CostLimit, Planner
 from schema import SCHEMA
-from schema.model import MODEL
+from schema.model import MODEL, ORGANIZATION, STUDENT
 from tests.conftest import Gateway
 from tests.contract import student_id, tickets_of
 from tests.identity import Issuer
@@ -283,3 +284,139 @@ def test_the_standard_introspection_query_passes_the_limits(gateway: Gateway) ->
     body = gateway.http.post("/graphql", json={"query": get_introspection_query()}).json()
     assert "errors" not in body, body.get("errors")
     assert body["data"]["__schema"]["queryType"]["name"] == "Query"
+
+
+# --- explain passes the guard, as execution does --------------------------------------------------------------
+
+OWN = {"organizations": ["o-empty"], "workspaces": ["ws-empty"], "students": ["stu-0149"]}
+"""The caller's grants; tenant o1 / ws-main / stu-0001 is another's."""
+THEIR_TICKET = tickets_of(2)[0]
+
+
+@pytest.fixture(scope="module")
+def guarded(gateway_factory: Callable[..., Gateway], contract_table: str, issuer: Issuer) -> Iterator[Gateway]:
+    with gateway_factory(contract_table, **issuer.settings()) as running:
+        yield running
+
+
+def as_caller(gateway: Gateway, issuer: Issuer, query: str, grants: dict[str, Any], explained: bool) -> dict[str, Any]:
+    gateway.sent.clear()
+    headers = {
+        "Authorization": f"Bearer {issuer.token('caller', grants)}",
+        "Accept": "application/graphql-response+json",
+    }
+    if explained:
+        headers[EXPLAIN_HEADER] = "1"
+    response = gateway.http.post("/graphql", json={"query": query}, headers=headers)
+    assert response.status_code == 200, response.text
+    if explained:
+        assert not gateway.sent, "explain reached DynamoDB"
+    body: dict[str, Any] = response.json()
+    return body
+
+
+def refusals(body: dict[str, Any]) -> list[tuple[str, list[Any], dict[str, Any]]]:
+    return [(error["message"], error["path"], error["extensions"]) for error in body.get("errors", [])]
+
+
+def planned_paths(body: dict[str, Any]) -> list[str]:
+    return [request["path"] for request in body["extensions"]["explain"]["requests"]]
+
+
+MINE = '{ workspace(workspaceId: "ws-empty") { displayName projects(first: 3) { nodes { projectId } } } }'
+THEIR_ORGANIZATION = global_ids.encode(ORGANIZATION, {"orgName": "o1"})
+OUR_STUDENT, THEIR_STUDENT = (global_ids.encode(STUDENT, {"studentId": one}) for one in ["stu-0149", "stu-0001"])
+FOREIGN_ROOTS = {
+    "a root field": '{ workspace(workspaceId: "ws-main") { displayName projects(first: 3) { nodes { projectId } } } }',
+    "a root field by key": (
+        '{ project(workspaceId: "ws-main", projectId: "2026-0001") { title workspace { seatLimit } } }'
+    ),
+    "a global id": (
+        f'{{ node(id: "{THEIR_ORGANIZATION}") {{ id '
+        "... on Organization { users(first: 2) { nodes { name } } } } }"
+    ),
+    "global ids": f'{{ nodes(ids: ["{OUR_STUDENT}", "{THEIR_STUDENT}"]) {{ id }} }}',
+    "batch ids": '{ students(studentIds: ["stu-0149", "stu-0001"]) { name courses(first: 2) { nodes { title } } } }',
+}
+
+
+@pytest.mark.parametrize("case", FOREIGN_ROOTS)
+def test_explain_answers_forbidden_at_a_field_naming_another_tenants_keys_and_plans_nothing_for_it(
+    guarded: Gateway, issuer: Issuer, case: str
+) -> None:
+    query = FOREIGN_ROOTS[case]
+    both = "{ mine: " + MINE[1:-1].strip() + " theirs: " + query[1:-1].strip() + " }"
+    explained = as_caller(guarded, issuer, both, OWN, explained=True)
+    assert explained["data"] is None
+    assert [(path, extensions["code"]) for _, path, extensions in refusals(explained)] == [(["theirs"], "FORBIDDEN")]
+    assert planned_paths(explained) and all(path.startswith("mine") for path in planned_paths(explained))
+    # The same error as executing it answers (a non-null list's null nulls the whole data).
+    executed = as_caller(guarded, issuer, both, OWN, explained=False)
+    assert refusals(explained) == refusals(executed)
+    assert (executed["data"] or {}).get("theirs") is None
+
+
+def test_explain_of_the_callers_own_keys_is_the_plan_an_admin_gets(guarded: Gateway, issuer: Issuer) -> None:
+    own = as_caller(guarded, issuer, MINE, OWN, explained=True)
+    admin = as_caller(guarded, issuer, MINE, {"roles": ["admin"]}, explained=True)
+    assert "errors" not in own
+    assert own["extensions"]["explain"] == admin["extensions"]["explain"]
+    assert planned_paths(own) == ["workspace", "workspace.projects"]
+
+
+def test_explain_answers_forbidden_at_a_nested_field_the_guard_refuses(guarded: Gateway, issuer: Issuer) -> None:
+    # A course is shared; its roster lists students of every tenant, and needs the admin role.
+    query = '{ course(courseId: "crs-0001") { title students(first: 5) { nodes { name } } } }'
+    explained = as_caller(guarded, issuer, query, OWN, explained=True)
+    executed = as_caller(guarded, issuer, query, OWN, explained=False)
+    assert [(path, extensions["code"]) for _, path, extensions in refusals(explained)] == [
+        (["course", "students"], "FORBIDDEN")
+    ]
+    assert refusals(explained) == refusals(executed)
+    assert [(r["path"], r["operation"]) for r in explained["extensions"]["explain"]["requests"]] == [
+        ("course", "BatchGetItem")
+    ]
+    admin = as_caller(guarded, issuer, query, {"roles": ["admin"]}, explained=True)
+    assert "errors" not in admin and "course.students" in planned_paths(admin)
+
+
+@pytest.mark.parametrize("first", ["explain", "run"])
+def test_a_plan_made_with_one_callers_guard_is_never_served_to_another(
+    guarded: Gateway, issuer: Issuer, first: str
+) -> None:
+    """Documents are prepared once per application, and their estimate kept; the guard is per request."""
+    query = FOREIGN_ROOTS["a root field"].replace("first: 3", f"first: {4 if first == 'explain' else 5}")
+    owner = {"workspaces": ["ws-main"]}
+    if first == "explain":
+        as_caller(guarded, issuer, query, owner, explained=True)
+    else:  # an execution keeps the shared worst-case estimate of the document
+        as_caller(guarded, issuer, query, owner, explained=False)
+    other = as_caller(guarded, issuer, query, OWN, explained=True)
+    assert [path for _, path, _ in refusals(other)] == [["workspace"]]
+    assert planned_paths(other) == []
+    again = as_caller(guarded, issuer, query, owner, explained=True)
+    assert "errors" not in again
+    assert planned_paths(again) == ["workspace", "workspace.projects"]
+    assert again["extensions"]["explain"]["calls"] == 2
+
+
+def test_what_explain_makes_up_counts_as_the_callers_own(guarded: Gateway, issuer: Issuer) -> None:
+    """A ticket's user, or the workspace of a project a mutation creates, are known only once read or written: the
+    plan assumes them the caller's, as execution finds them (or hides them, or refuses the write)."""
+    ticket = (
+        f'{{ ticket(ticketId: "{THEIR_TICKET}") {{ title ' + "user { name tickets(first: 2) { nodes { title } } } } }"
+    )
+    explained = as_caller(guarded, issuer, ticket, OWN, explained=True)
+    assert "errors" not in explained
+    assert planned_paths(explained) == ["ticket", "ticket.user"]
+    mutation = (
+        'mutation { createProject(input: {workspaceId: "ws-empty", title: "t"}) '
+        "{ ... on Project { workspace { displayName projects(first: 2) { nodes { title } } } } } }"
+    )
+    explained = as_caller(guarded, issuer, mutation, OWN, explained=True)
+    assert "errors" not in explained
+    assert planned_paths(explained) == ["createProject", "createProject.workspace", "createProject.workspace.projects"]
+    # A caller granted no organization at all cannot see any ticket's user: the plan stops at the ticket.
+    explained = as_caller(guarded, issuer, ticket, {"workspaces": ["ws-empty"]}, explained=True)
+    assert "errors" not in explained
+    assert planned_paths(explained) == ["ticket"]

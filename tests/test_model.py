@@ -121,19 +121,19 @@ def test_a_link_must_find_the_target_keys_on_the_source() -> None:
 def test_cursors_are_bound_to_their_field_and_secret() -> None:
     codec = CursorCodec("s1")
     cursor = codec.encode("Workspace.projects\x00WS#1", {"PK": "WS#1", "SK": "PROJ#2"})
-    assert codec.decode("Workspace.projects\x00WS#1", cursor) == {"PK": "WS#1", "SK": "PROJ#2"}
+    assert codec.decode("Workspace.projects\x00WS#1", cursor, ["PK", "SK"]) == {"PK": "WS#1", "SK": "PROJ#2"}
     for bound, secret in [("Workspace.projects\x00WS#2", "s1"), ("Workspace.projects\x00WS#1", "s2")]:
         with pytest.raises(BadUserInput):
-            CursorCodec(secret).decode(bound, cursor)
+            CursorCodec(secret).decode(bound, cursor, ["PK", "SK"])
 
 
 def test_cursors_take_a_secret_of_any_length() -> None:
     for secret in ["", "s" * 65, "é" * 500]:
         codec = CursorCodec(secret)
         cursor = codec.encode("Workspace.projects\x00WS#1", {"PK": "WS#1", "SK": "PROJ#2"})
-        assert codec.decode("Workspace.projects\x00WS#1", cursor) == {"PK": "WS#1", "SK": "PROJ#2"}
+        assert codec.decode("Workspace.projects\x00WS#1", cursor, ["PK", "SK"]) == {"PK": "WS#1", "SK": "PROJ#2"}
         with pytest.raises(BadUserInput):
-            CursorCodec(secret + "x").decode("Workspace.projects\x00WS#1", cursor)
+            CursorCodec(secret + "x").decode("Workspace.projects\x00WS#1", cursor, ["PK", "SK"])
 
 
 async def test_rounds_follow_what_each_call_waited_for() -> None:
@@ -195,9 +195,9 @@ def test_a_composite_sort_key_is_queried_at_any_level_and_cursors_stay_at_their_
     codec = CursorCodec("s")
     california = binding(CHAIN_STORES, {"chain": "c", "state": "CA"})
     cursor = codec.encode(california, {"PK": "CHAIN#c", "SK": "LOC#CA#LA#s1"})
-    assert codec.decode(california, cursor)
+    assert codec.decode(california, cursor, ["PK", "SK"])
     with pytest.raises(BadUserInput):
-        codec.decode(binding(CHAIN_STORES, {"chain": "c", "state": "NY"}), cursor)
+        codec.decode(binding(CHAIN_STORES, {"chain": "c", "state": "NY"}), cursor, ["PK", "SK"])
 
 
 def test_the_item_collection_index_and_edge_strategies_are_declared_in_the_example_model() -> None:

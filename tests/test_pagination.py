@@ -1,12 +1,15 @@
-"""Walking every connection page by page returns each member once, in order; cursors cannot be forged or moved."""
+"""Walking every connection page by page returns each member once, in order; cursors cannot be read, forged or
+moved."""
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 import pytest
 
 from gateway.cursor import CursorCodec
+from gateway.errors import BadUserInput
 from tests.conftest import Gateway
 from tests.contract import COURSES, PROJECTS, STUDENTS, USERS, course_id, project_id, student_id, tickets_of, username
 
@@ -192,3 +195,146 @@ def test_cursors_are_signed_only_when_asked_for(
     projects = body["data"]["workspace"]["projects"]
     assert len(projects.get("nodes") or projects.get("edges")) == 10
     assert len(calls) == signed
+
+
+# --- what a cursor shows: nothing, in few characters --------------------------------------------------------------
+
+TAG = 16
+"""AES-SIV's synthetic IV, the whole of a cursor's overhead."""
+KEY_PREFIXES = ["WS#", "PROJ#", "ORG#", "USER#", "TICKET#", "STU#", "CRS#", "ENROLL#", "META", "PROFILE"]
+ATTRIBUTES = ['"PK"', '"SK"', "GSI1"]
+
+
+def _raw(cursor: str) -> bytes:
+    return base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+
+
+def _edges(gateway: Gateway, field: str, key: str, after: str | None = None) -> list[tuple[str, str]]:
+    """(cursor, the node's own id) for a page of ten."""
+    query = "query($first: Int, $after: String) { root: " + field % f"edges {{ cursor node {{ {key} }} }}" + " }"
+    body = gateway.query(query, {"first": 10, "after": after})
+    return [(edge["cursor"], edge["node"][key]) for edge in body["data"]["root"]["items"]["edges"]]
+
+
+def _windows(text: str, size: int = 4) -> set[bytes]:
+    data = text.encode()
+    return {data[i : i + size] for i in range(max(1, len(data) - size + 1))}
+
+
+@pytest.mark.parametrize(("field", "expected", "key"), WALKS)
+def test_a_cursor_shows_no_key_name_key_layout_or_id(
+    gateway: Gateway, field: str, expected: list[str], key: str
+) -> None:
+    parent = field.split('"')[-2]  # the parent's id, from the root field's last argument
+    for cursor, own_id in _edges(gateway, field, key):
+        raw = _raw(cursor)
+        # Any four bytes in a row of what the position is made of would show through an encoding that only hides.
+        shown = set().union(*(_windows(text) for text in [own_id, parent, *KEY_PREFIXES, *ATTRIBUTES]))
+        assert not [window for window in shown if window in raw], cursor
+
+
+@pytest.mark.parametrize(("field", "expected", "key"), WALKS)
+def test_a_cursor_is_its_tag_and_little_more_than_the_members_own_id(
+    gateway: Gateway, field: str, expected: list[str], key: str
+) -> None:
+    """The position's partition is the parent's, its sort key starts with the page's prefix, and an index key that
+    repeats a table key is written once: what is left is the member's own id and a byte or two per attribute."""
+    # A roster member's table sort key (ENROLL#CRS#<courseId>) does not start with the roster's prefix (STU#).
+    slack = 24 if key == "studentId" else 5
+    for cursor, own_id in _edges(gateway, field, key):
+        assert len(_raw(cursor)) <= TAG + len(own_id) + slack, cursor
+
+
+def test_the_same_position_gives_the_same_cursor_and_each_position_its_own(gateway: Gateway) -> None:
+    field, _, key = WALKS[2].values
+    first, again = _edges(gateway, field, key), _edges(gateway, field, key)
+    assert first == again
+    assert len({cursor for cursor, _ in first}) == len(first) > 1
+
+
+BINDING = "Workspace.projects\x00WS#ws-main\x00PROJ#"
+NAMES = ["PK", "SK"]
+POSITION = {"PK": "WS#ws-main", "SK": "PROJ#2026-0042"}
+
+
+def _refused(codec: CursorCodec, cursor: str, binding: str = BINDING, names: list[str] = NAMES) -> bool:
+    try:
+        codec.decode(binding, cursor, names)
+    except BadUserInput as error:
+        assert error.extensions == {"code": "BAD_USER_INPUT", "argument": "after"}
+        return True
+    return False
+
+
+def test_the_attribute_names_are_not_in_the_cursor() -> None:
+    codec = CursorCodec("s")
+    assert codec.encode(BINDING, POSITION) == codec.encode(BINDING, {"pk": "WS#ws-main", "sk": "PROJ#2026-0042"})
+    assert codec.decode(BINDING, codec.encode(BINDING, POSITION), ["pk", "sk"]) == {
+        "pk": "WS#ws-main",
+        "sk": "PROJ#2026-0042",
+    }
+
+
+def test_every_altered_or_cut_cursor_is_refused() -> None:
+    codec = CursorCodec("s")
+    cursor = codec.encode(BINDING, POSITION)
+    raw = _raw(cursor)
+    for bit in range(len(raw) * 8):
+        flipped = bytearray(raw)
+        flipped[bit // 8] ^= 1 << (bit % 8)
+        assert _refused(codec, base64.urlsafe_b64encode(bytes(flipped)).rstrip(b"=").decode()), bit
+    for end in range(len(cursor)):
+        assert _refused(codec, cursor[:end]), end
+    for longer in [cursor + "A", cursor + "AAAA", cursor + "=", cursor + "==", "A" + cursor]:
+        assert _refused(codec, longer)
+
+
+def test_a_cursor_in_any_other_spelling_is_refused() -> None:
+    """The base64 decoder would skip characters outside its alphabet; the codec takes only the text it wrote."""
+    codec = CursorCodec("s")
+    cursor = codec.encode(BINDING, POSITION)
+    for spelling in [
+        cursor[:5] + "." + cursor[5:],
+        cursor[:5] + " " + cursor[5:],
+        cursor[:5] + "\n" + cursor[5:],
+        cursor.replace("-", "+").replace("_", "/"),
+        cursor[:5] + "é" + cursor[5:],
+        cursor[:5] + "\ud800" + cursor[5:],
+        "x" * 10_000,
+    ]:
+        if spelling != cursor:
+            assert _refused(codec, spelling), spelling
+
+
+def test_a_cursor_opens_only_with_its_secret_its_binding_and_as_many_names() -> None:
+    codec = CursorCodec("s")
+    cursor = codec.encode(BINDING, POSITION)
+    assert codec.decode(BINDING, cursor, NAMES) == POSITION
+    assert _refused(CursorCodec("s2"), cursor)
+    for binding in [
+        "Workspace.projects\x00WS#ws-big\x00PROJ#",  # another parent
+        "Organization.users\x00WS#ws-main\x00PROJ#",  # another field
+        "Workspace.projects\x00WS#ws-main\x00PROJ#2026",  # another level of the sort key
+    ]:
+        assert _refused(codec, cursor, binding)
+    assert _refused(codec, cursor, names=["PK", "SK", "GSI1PK", "GSI1SK"])
+    assert _refused(codec, cursor, names=["PK"])
+
+
+@pytest.mark.parametrize(
+    "position",
+    [
+        {"PK": "WS#ws-main", "SK": "PROJ#2026-0042"},
+        {"PK": "WS#ws-main", "SK": "PROJ#"},
+        {"PK": "PROJ#x", "SK": "WS#ws-main", "GSI1PK": "PROJ#x", "GSI1SK": "Workspace.projects"},
+        {"PK": "WS#é\U0001f600", "SK": "PROJ#\x00\x07#x"},
+        {"PK": "WS#\ud800", "SK": "PROJ#x\udfff"},  # not valid Unicode: still the same value back
+        {"PK": "W" * 2048, "SK": "PROJ#" + "s" * 1019},
+        {"PK": "a", "SK": "a", "GSI1PK": "a", "GSI1SK": "a"},
+    ],
+)
+def test_any_position_comes_back_as_it_went_in(position: dict[str, str]) -> None:
+    codec = CursorCodec("s")
+    assert codec.decode(BINDING, codec.encode(BINDING, position), list(position)) == position
+    for binding in ["", "Workspace.projects", "a\x00b\x00c\x00d\x00e\x00f\x00g\x00h\x00PROJ#"]:
+        assert codec.decode(binding, codec.encode(binding, position), list(position)) == position
