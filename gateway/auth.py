@@ -169,6 +169,7 @@ class TokenVerifier:
         issuer: str = "",
         audience: str = "",
         leeway: int = 30,
+        max_lifetime: int = 0,
         secret: str = "",
         jwks: JwksCache | None = None,
         algorithms: Collection[str] = ("RS256", "ES256"),
@@ -185,6 +186,7 @@ class TokenVerifier:
         self._issuer = issuer
         self._audience = audience
         self._leeway = leeway
+        self._max_lifetime = max_lifetime
         self._secret = secret
         self._jwks = jwks
         self._algorithms = frozenset(algorithms)
@@ -207,6 +209,7 @@ class TokenVerifier:
             issuer=settings.jwt_issuer,
             audience=settings.jwt_audience,
             leeway=settings.jwt_leeway,
+            max_lifetime=settings.jwt_max_lifetime,
             secret=settings.jwt_secret,
             jwks=jwks,
             algorithms=[name.strip() for name in settings.jwt_algorithms.split(",") if name.strip()],
@@ -249,7 +252,22 @@ class TokenVerifier:
             raise Unauthenticated("the token has expired") from None
         except jwt.PyJWTError as error:
             raise Unauthenticated(f"the token was refused: {error}") from None
+        self._check_lifetime(claims)
         return principal_from_claims(str(claims["sub"]), claims.get(self._claim), self._grant_names)
+
+    def _check_lifetime(self, claims: Mapping[str, Any]) -> None:
+        """Refuse a token that lives longer than allowed: a stolen one must not stay good for years."""
+        if not self._max_lifetime:
+            return
+        issued = claims.get("iat")
+        try:
+            expires = float(claims["exp"])
+            # Without iat, what is left of its life counts; the clock skew allowed on exp is allowed here too.
+            lifetime = expires - float(issued) if issued is not None else expires - time.time() - self._leeway
+        except (TypeError, ValueError):
+            raise Unauthenticated("the token's exp and iat must be numbers") from None
+        if lifetime > self._max_lifetime:
+            raise Unauthenticated(f"the token lives longer than the {self._max_lifetime} seconds allowed")
 
 
 class JwksCache:

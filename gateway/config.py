@@ -45,6 +45,8 @@ class Settings:
     jwt_algorithms: str = "RS256,ES256"
     jwt_leeway: int = 30
     """Seconds of clock skew allowed on exp, nbf and iat."""
+    jwt_max_lifetime: int = 86_400
+    """Seconds a token may live, from iat (or from now without one) to exp; longer ones are refused. 0: no limit."""
     jwt_secret: str = ""
     """An HS256 shared secret (32 bytes or more), for development."""
     jwt_claim: str = "tablegraph"
@@ -84,6 +86,8 @@ class Settings:
             raise ValueError("default_page_size must be between 1 and max_page_size")
         if self.workers < 1:
             raise ValueError("workers must be at least 1")
+        if self.jwt_max_lifetime < 0:
+            raise ValueError("jwt_max_lifetime must be 0 (no limit) or a number of seconds")
         if self.introspection not in {"on", "off", "admin"}:
             raise ValueError("introspection must be on, off or admin")
         if self.persisted_queries not in {"off", "apq", "strict"}:

@@ -19,6 +19,7 @@ from graphql import GraphQLError, parse
 
 from gateway.config import Settings
 from gateway.errors import BadUserInput, GatewayError
+from gateway.wire import is_text
 
 APQ_CAPACITY = 1000
 APQ_MAX_DOCUMENT = 32 * 1024
@@ -130,6 +131,8 @@ def load_manifest(path: Path) -> dict[str, str]:
     else:
         raise ValueError(f"{path}: a persisted documents manifest is a JSON object")
     for digest, document in entries.items():
+        if isinstance(document, str) and not is_text(document):
+            raise ValueError(f"{path}: the document registered as {digest!r} is not valid Unicode text")
         if not isinstance(document, str) or sha256(document) != digest:
             raise ValueError(f"{path}: the document registered as {digest!r} does not have that SHA-256")
     return entries

@@ -23,12 +23,13 @@ from gateway import ids as global_ids
 from gateway import selection, writes
 from gateway.context import Context
 from gateway.declaration import Declaration
-from gateway.errors import BadUserInput, Conflict, NotFound
+from gateway.errors import BadUserInput, Conflict, GatewayError, NotFound
 from gateway.extensions import Accounting, ErrorPolicy, GatewaySchema, Limits
 from gateway.keys import Ids, validate_id
 from gateway.loaders import Member, Page
 from gateway.model import Attribute, AttributeType, Collection, Entity, Item, Link, attribute_values, graphql_name
 from gateway.plan import MAX_BATCH_IDS, batch_ids
+from gateway.wire import Unreadable
 from gateway.writer import Token, Writer
 
 log = logging.getLogger(__name__)
@@ -146,6 +147,28 @@ class DeletedItems:
 @strawberry.type(description="What a delete removed: the item, and with cascade its members, by type.")
 class Deleted:
     items: list[DeletedItems]
+
+
+class UnreadableItem(GatewayError):
+    """A stored value a response cannot carry: text that is not valid Unicode, or a value no decoder reads."""
+
+    code = "UNREADABLE_ITEM"
+
+
+def _served(values: dict[str, Any], item: Item) -> dict[str, Any]:
+    """The plain field values of ``item``; an error, reported at its field, in place of each one it cannot serve.
+
+    Plain attribute fields are nullable, so the object (or edge) is still served with everything else it holds:
+    one unreadable item never nulls its list or page.
+    """
+    if type(item) is not Unreadable:
+        return values
+    return {
+        name: UnreadableItem(f"the stored {name} cannot be served: it is not valid Unicode text, or not readable")
+        if name in item.invalid
+        else value
+        for name, value in values.items()
+    }
 
 
 _ERRORS = (NotFoundError, ConflictError, ValidationFailedError)
@@ -295,7 +318,7 @@ class _Builder:
 
         def make(ids: dict[str, str], item: Item) -> Any:
             values = attribute_values(entity, item)
-            fields = {name: values[name] for name in plain}
+            fields = _served({name: values[name] for name in plain}, item)
             for key in keys:
                 fields[key] = ids[key]
             return cls(id=global_ids.encode(entity, ids), version=_version(entity, item), _ids=ids, **fields)
@@ -412,7 +435,7 @@ class _Builder:
             edges = []
             for one, node in zip(page.members, found, strict=True):
                 values = attribute_values(member, one.item)
-                data = {name: values[name] for name in plain}
+                data = _served({name: values[name] for name in plain}, one.item)
                 edges.append(edge(_member=one, _node=node, version=_version(member, one.item), **data))
             return connection(
                 edges=edges, pageInfo=PageInfo(has_next_page=page.has_next, page=page), _parent_ids=parent_ids
@@ -603,7 +626,7 @@ class _Builder:
                 ids[entity.mint] = writes.mint_id()
             attributes = {**_inputs(entity, data), **_on_create(entity, ids)}
             token = _token(info, client_token, data)
-            item = await self._writer(info).create(entity, ids, attributes, token)
+            item = info.context.reader.screen(await self._writer(info).create(entity, ids, attributes, token))
             await info.context.reader.expand(entity, item, info)
             return self._result(entity, item)
 
@@ -625,7 +648,7 @@ class _Builder:
             changes = _inputs(entity, data)
             version = _expected_version(data.expectedVersion) or 0
             token = _token(info, client_token, data)
-            item = await self._writer(info).update(entity, ids, changes, version, token)
+            item = info.context.reader.screen(await self._writer(info).update(entity, ids, changes, version, token))
             await info.context.reader.expand(entity, item, info)
             return self._result(entity, item)
 

@@ -7,18 +7,22 @@
   ``application/json`` and every well-formed request is 200. An Accept that allows neither is 406.
 - Missing or bad credentials are 401 with ``UNAUTHENTICATED`` before the body is read.
 - A JSON array of operations is refused unless ``max_batch`` allows it; then the answer is a JSON array.
+- Text that is not valid Unicode (bytes that are not UTF-8, a lone UTF-16 surrogate written as a JSON escape) is
+  400 with ``BAD_USER_INPUT`` wherever the request carries it, before anything is parsed, run or sent.
 - A browser asking for HTML gets GraphiQL, under a strict content security policy.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import re
 import secrets
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import parse_qsl
 
 import orjson
 import strawberry
@@ -34,7 +38,7 @@ from strawberry.types.execution import PreExecutionError
 from strawberry.types.graphql import OperationType
 
 from gateway.accounting import Ledger
-from gateway.auth import Authenticator
+from gateway.auth import API_KEY_HEADER, AUTHORIZATION_HEADER, Authenticator
 from gateway.config import Settings
 from gateway.context import Context
 from gateway.cursor import CursorCodec
@@ -44,6 +48,9 @@ from gateway.guard import Guard, Tenancy
 from gateway.limits import Planner
 from gateway.loaders import Reader
 from gateway.store import Store
+from gateway.wire import is_text
+
+log = logging.getLogger(__name__)
 
 ACCOUNTING_HEADER = "x-tablegraph-accounting"
 EXPLAIN_HEADER = "x-tablegraph-explain"
@@ -52,6 +59,13 @@ GRAPHQL_RESPONSE = "application/graphql-response+json"
 JSON = "application/json"
 
 _SANE_REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
+# A JSON escape of a UTF-16 surrogate, paired or not: only a text that has one can decode to a lone surrogate.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_VALIDATION_FAILED = "GRAPHQL_VALIDATION_FAILED"
+_PARAMETERS = ("query", "operationName", "documentId", "variables", "extensions")
+# Headers whose values the gateway uses as text: an id it logs and echoes, credentials it hashes or verifies.
+_TEXT_HEADERS = (REQUEST_ID_HEADER, AUTHORIZATION_HEADER, API_KEY_HEADER)
 _ALLOWED = {"GET": {OperationType.QUERY}, "POST": {OperationType.QUERY, OperationType.MUTATION}}
 _GRAPHIQL_CSP = (
     "default-src 'none'; script-src 'nonce-{nonce}' https://unpkg.com; style-src 'unsafe-inline' https://unpkg.com; "
@@ -139,6 +153,7 @@ class GraphQLEndpoint:
         await response(scope, receive, send)
 
     async def _serve(self, request: Request, media: str, request_id: str) -> Response:
+        _check_headers(request)
         try:
             principal = await self._authenticator.authenticate(request.headers)
         except Unauthenticated as error:
@@ -173,8 +188,12 @@ class GraphQLEndpoint:
                 allowed_operation_types=_ALLOWED[request.method],
                 operation_extensions=params.extensions,
             )
-        except InvalidOperationTypeError:
-            raise _Refused(405, "mutations are sent with POST", "METHOD_NOT_ALLOWED", {"Allow": "POST"}) from None
+        except InvalidOperationTypeError as error:
+            if error.operation_type == OperationType.MUTATION:
+                raise _Refused(405, "mutations are sent with POST", "METHOD_NOT_ALLOWED", {"Allow": "POST"}) from None
+            # The schema has no subscriptions: GraphQL's validation would say the same, had it run first.
+            unserved = GraphQLError("subscriptions are not served here", extensions={"code": _VALIDATION_FAILED})
+            return {"errors": [unserved.formatted]}, False
         except CannotGetOperationTypeError as error:
             message = error.as_http_error_reason()
             return {"errors": [GraphQLError(message, extensions={"code": "BAD_USER_INPUT"}).formatted]}, False
@@ -187,7 +206,7 @@ class GraphQLEndpoint:
         ledger = Ledger()
         return Context(
             request_id=request_id,
-            reader=Reader(store, self._settings, self._codec, ledger, guard),
+            reader=Reader(store, self._settings, self._codec, ledger, guard, request_id),
             ledger=ledger,
             accounting=_flag(request.headers.get(ACCOUNTING_HEADER)),
             explain=_flag(request.headers.get(EXPLAIN_HEADER)),
@@ -196,7 +215,7 @@ class GraphQLEndpoint:
 
     async def _params(self, request: Request) -> _Params | list[_Params]:
         if request.method == "GET":
-            query = request.query_params
+            query = _url_parameters(request.scope["query_string"])
             return _Params.of(
                 {
                     "query": query.get("query"),
@@ -210,10 +229,7 @@ class GraphQLEndpoint:
         charset = re.search(r"charset=\"?([^\";]+)", parameters, re.IGNORECASE)
         if content_type.strip().lower() != JSON or (charset and charset.group(1).lower() not in {"utf-8", "utf8"}):
             raise _Refused(415, "a POST body must be application/json in UTF-8", "UNSUPPORTED_MEDIA_TYPE")
-        try:
-            data = json.loads(await self._body(request))
-        except (ValueError, RecursionError):  # nesting deeper than the parser's stack is bad JSON too
-            raise _Refused(400, "the body is not valid JSON") from None
+        data = _json_text(_utf8(await self._body(request), "the body"), "the body")
         if isinstance(data, list):
             if not 0 < len(data) <= self._settings.max_batch:
                 raise _Refused(400, f"a batch may hold 1 to {self._settings.max_batch} operations; here it is off")
@@ -287,7 +303,14 @@ def _encode(body: Any) -> bytes:
         return orjson.dumps(body)
     except orjson.JSONEncodeError:
         # What orjson refuses (integers past 64 bits, keys that are not strings) the standard library writes.
-        return json.dumps(body, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
+        text = json.dumps(body, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    try:
+        return text.encode()
+    except UnicodeEncodeError:
+        # Such text is refused when it comes in and withheld item by item when it was stored; should some still
+        # reach an answer, replacement characters are better than a 500.
+        log.error("an answer held text that is not valid Unicode; it was sent with U+FFFD in its place")
+        return _SURROGATE.sub("\ufffd", text).encode()
 
 
 def _negotiate(accept: str | None) -> str:
@@ -327,10 +350,73 @@ def _wants_page(accept: str | None, request: Request) -> bool:
 def _json_parameter(raw: str | None, name: str) -> Any:
     if raw is None or raw == "":
         return None
+    return _json_text(raw, name)
+
+
+def _json_text(text: str, name: str) -> Any:
+    """``text`` parsed as JSON; refused when it is not JSON, or when a string in it is not valid Unicode."""
     try:
-        return json.loads(raw)
-    except (ValueError, RecursionError):
-        raise _Refused(400, f"{name} must be JSON") from None
+        data = json.loads(text)
+    except (ValueError, RecursionError):  # nesting deeper than the parser's stack is bad JSON too
+        raise _Refused(400, f"{name} is not valid JSON") from None
+    # The standard library decodes "\ud800" to a lone surrogate. Only a text with such an escape is walked.
+    if _SURROGATE_ESCAPE.search(text) is not None:
+        where = _invalid_text(data)
+        if where is not None:
+            raise _not_unicode(where if name == "the body" else name)
+    return data
+
+
+def _invalid_text(data: Any) -> str | None:
+    """Where in parsed JSON a string (or object key) is not valid Unicode: the request parameter that holds it,
+    ``the body`` when no parameter does; None when every string is valid."""
+    stack: list[tuple[Any, str]] = [(data, "the body")]
+    while stack:  # not recursive: the parser allows more nesting than Python's stack
+        value, where = stack.pop()
+        if isinstance(value, str):
+            if not is_text(value):
+                return where
+        elif isinstance(value, dict):
+            for name, member in value.items():
+                if not is_text(name):
+                    return where
+                stack.append((member, name if where == "the body" and name in _PARAMETERS else where))
+        elif isinstance(value, list):
+            stack.extend((member, where) for member in value)
+    return None
+
+
+def _utf8(raw: bytes, name: str) -> str:
+    try:
+        # Strict: bytes that are not UTF-8, and UTF-8's encodings of surrogates, are not text.
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise _not_unicode(name) from None
+
+
+def _url_parameters(raw: bytes) -> dict[str, str]:
+    """The URL's query parameters, decoded strictly: starlette would turn bytes that are not UTF-8 into U+FFFD."""
+    try:
+        return dict(parse_qsl(_utf8(raw, "the URL"), keep_blank_values=True, errors="strict"))
+    except UnicodeDecodeError:
+        raise _not_unicode("the URL") from None
+
+
+def _check_headers(request: Request) -> None:
+    """Headers used as text (latin-1 to starlette, so never an error there) must be UTF-8."""
+    headers = request.headers
+    for name in _TEXT_HEADERS:
+        value = headers.get(name)
+        if value is not None and not value.isascii():
+            _utf8(value.encode("latin-1"), f"the {name} header")
+
+
+def _not_unicode(where: str) -> _Refused:
+    return _Refused(
+        400,
+        f"{where} holds text that is not valid Unicode (bytes that are not UTF-8, or a lone UTF-16 surrogate)",
+        "BAD_USER_INPUT",
+    )
 
 
 def _flag(raw: str | None) -> bool:

@@ -14,11 +14,10 @@ from typing import Any
 
 from aiodataloader import DataLoader
 
-from gateway import accounting, plan
+from gateway import accounting, plan, wire
 from gateway.accounting import Ledger, current_round, next_round, reached
 from gateway.config import Settings
 from gateway.cursor import CursorCodec
-from gateway.errors import BadUserInput
 from gateway.guard import Guard
 from gateway.keys import Ids
 from gateway.model import Collection, Entity, Item, Model
@@ -65,13 +64,25 @@ class Page:
 class Reader:
     """Every read of one request; the guard sees each key before the store is asked for it."""
 
-    def __init__(self, store: Store, settings: Settings, codec: CursorCodec, ledger: Ledger, guard: Guard) -> None:
+    def __init__(
+        self,
+        store: Store,
+        settings: Settings,
+        codec: CursorCodec,
+        ledger: Ledger,
+        guard: Guard,
+        request_id: str = "",
+    ) -> None:
         self.store = store
         self.model: Model = store.model
         self.ledger = ledger
         self.guard = guard
         self._settings = settings
         self._codec = codec
+        self._request_id = request_id
+        # The fast decoder marks the items it could not read faithfully; botocore's stock parser does not.
+        self._check_items = not settings.fast_decode
+        self._key_attributes = frozenset(name for index in self.model.indexes for name in (index.pk, index.sk))
         self._items: DataLoader[_ItemKey, Item | None] = DataLoader(self._load_items)
         # The round each key was first asked for in, and the round of the answer that holds it.
         self._asked: dict[_ItemKey, int] = {}
@@ -121,6 +132,35 @@ class Reader:
         reached(max((self._answered.get(key, 0) for key in keys), default=0))
         return [self._visible(entity, item) for item in items]
 
+    def screen(self, item: Item) -> Item:
+        """``item``, or a ``wire.Unreadable`` copy (logged) when it holds what a response cannot carry."""
+        checked = wire.checked(item)
+        if isinstance(checked, wire.Unreadable):
+            self._report(checked)
+        return checked
+
+    def _screened(self, items: list[Item]) -> list[Item]:
+        if self._check_items:
+            return [self.screen(item) for item in items]
+        for item in items:
+            if isinstance(item, wire.Unreadable):
+                self._report(item)
+        return items
+
+    def _report(self, item: wire.Unreadable) -> None:
+        # %r: a lone surrogate in a key would break a log handler that writes UTF-8.
+        table = self.model.index(None)
+        log.warning(
+            "request %s: %s=%r %s=%r holds attributes that are not valid Unicode or cannot be decoded (%s); "
+            "they are answered with UNREADABLE_ITEM errors",
+            self._request_id,
+            table.pk,
+            item.get(table.pk),
+            table.sk,
+            item.get(table.sk),
+            ", ".join(sorted(repr(name) for name in item.invalid)),
+        )
+
     def _visible(self, entity: Entity, item: Item | None) -> Item | None:
         return item if item is None or self.guard.visible(entity, item) else None
 
@@ -143,7 +183,7 @@ class Reader:
         asked = max(self._asked[key] for key in keys)
         result = await self.store.batch_get([{table.pk: pk, table.sk: sk} for pk, sk in keys], self.ledger, asked)
         self._answered.update(dict.fromkeys(keys, result.round))
-        found = {(item[table.pk], item[table.sk]): item for item in result.items}
+        found = {(item[table.pk], item[table.sk]): item for item in self._screened(result.items)}
         return [found.get(key) for key in keys]
 
     # --- pages ----------------------------------------------------------------------------------------------
@@ -174,18 +214,26 @@ class Reader:
         """Members up to ``size + 1``, each item recognised once; an item of unknown shape in the range is skipped
         and more are read."""
         result = await self.store.query(request, self.ledger)
-        read = self._recognise(result.items)
+        read = self._recognise(self._screened(result.items))
         while result.last_key is not None and _count(collection.member, read) <= size:
             # Items of other shapes sat among the members: read on in large steps, not one item at a time.
             missing = size + 1 - _count(collection.member, read)
             more = replace(request, limit=max(missing, _FOLLOW_UP), start_key=result.last_key)
             result = await self.store.query(more, self.ledger)
-            read = read + self._recognise(result.items)
+            read = read + self._recognise(self._screened(result.items))
         return read, result.last_key
 
     def _recognise(self, items: list[Item]) -> list[_Read]:
-        recognise = self.model.recognise
-        return [(item, recognise(item)) for item in items]
+        recognise, unreadable = self.model.recognise, wire.Unreadable
+        return [
+            (item, recognise(item) if type(item) is not unreadable or self._identified(item) else None)
+            for item in items
+        ]
+
+    def _identified(self, item: wire.Unreadable) -> bool:
+        """Whether the item's key is valid text: one that is not names no object a client could ask for, so the
+        item is of unknown shape."""
+        return item.invalid.isdisjoint(self._key_attributes)
 
     def _make_page(self, collection: Collection, parent_ids: Ids, read: list[_Read], size: int, round_: int) -> Page:
         binding = plan.binding(collection, parent_ids)
@@ -204,10 +252,7 @@ class Reader:
         return Page(members[:size], has_next=len(members) > size, round=round_)
 
     def _decode_cursor(self, collection: Collection, parent_ids: Ids, after: str) -> Key:
-        position = self._codec.decode(plan.binding(collection, parent_ids), after)
-        if set(position) != set(self.model.position_fields(collection)):
-            raise BadUserInput("the cursor is not valid for this field", argument="after")
-        return position
+        return self._codec.decode(plan.binding(collection, parent_ids), after, self.model.position_fields(collection))
 
     def _page_key(self, collection: Collection, parent_ids: Ids, size: int, after: str | None) -> _PageKey:
         return plan.binding(collection, parent_ids), size, after
@@ -273,7 +318,7 @@ class Reader:
         wanted = list(dict.fromkeys(self._item_key(entity, ids) for entity, ids in keys))
         table = self.model.index(None)
         result = await self.store.batch_get([{table.pk: pk, table.sk: sk} for pk, sk in wanted], self.ledger)
-        found = {(item[table.pk], item[table.sk]): item for item in result.items}
+        found = {(item[table.pk], item[table.sk]): item for item in self._screened(result.items)}
         for key in wanted:
             self._prime(key, found.get(key), result.round)
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import re
 from base64 import b64decode
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from importlib.metadata import version
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +22,45 @@ _decimal = DYNAMODB_CONTEXT.create_decimal
 # aiobotocore emits ``before-parse`` from 2.15 (botocore 1.35.16); before that the handler would never run and
 # callers would silently receive wire-format items.
 _MIN_AIOBOTOCORE = (2, 15)
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+# What decode_value raises on a value it cannot read: an unknown type tag, a malformed attribute value, a number
+# out of DynamoDB's range.
+_UNDECODABLE = (TypeError, ValueError, AttributeError, ArithmeticError)
+
+
+class Unreadable(dict[str, Any]):
+    """An item with attributes that cannot be served: text that is not valid Unicode (a lone UTF-16 surrogate,
+    which DynamoDB stores and returns as a ``\\uD800`` escape but UTF-8 cannot carry), or a value no decoder reads.
+
+    The values are kept as read, so a write can still address the item by its key; ``invalid`` names the
+    attributes a response must not carry.
+    """
+
+    __slots__ = ("invalid",)
+
+    def __init__(self, item: Mapping[str, Any], invalid: Iterable[str]) -> None:
+        super().__init__(item)
+        self.invalid = frozenset(invalid)
+
+
+def is_text(value: Any) -> bool:
+    """Whether every string in ``value`` (at any depth, map keys included) is valid Unicode."""
+    if isinstance(value, str):
+        return value.isascii() or _SURROGATE.search(value) is None
+    if isinstance(value, Mapping):
+        return all(is_text(name) and is_text(member) for name, member in value.items())
+    if isinstance(value, list | set | frozenset):
+        return all(is_text(member) for member in value)
+    return True
+
+
+def checked(item: dict[str, Any]) -> dict[str, Any]:
+    """``item``, or an ``Unreadable`` copy naming the attributes that hold text that is not valid Unicode."""
+    if isinstance(item, Unreadable):
+        return item
+    invalid = [name for name, value in item.items() if not is_text(value)]
+    return Unreadable(item, invalid) if invalid else item
 
 
 def decode_value(av: dict[str, Any]) -> Any:
@@ -54,45 +95,90 @@ def decode_item(raw: Mapping[str, Any]) -> dict[str, Any]:
     return {name: decode_value(av) for name, av in raw.items()}
 
 
-def _decode_items(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [decode_item(item) for item in items]
+def tolerant_decode_item(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """``decode_item`` for an item that may hold what cannot be served: an ``Unreadable`` then, not an error.
+
+    An attribute that does not decode at all keeps its wire-format value and is named invalid.
+    """
+    item: dict[str, Any] = {}
+    invalid: list[str] = []
+    for name, av in raw.items():
+        try:
+            item[name] = decode_value(av)
+        except _UNDECODABLE:
+            item[name] = av
+            invalid.append(name)
+            continue
+        if not is_text(item[name]):
+            invalid.append(name)
+    return Unreadable(item, invalid) if invalid else item
 
 
-def _decode_responses(responses: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
-    return {table: _decode_items(items) for table, items in responses.items()}
+_Decode = Callable[[Mapping[str, Any]], dict[str, Any]]
 
 
-def _before_parse(field: str, decode: Callable[[Any], Any]) -> Callable[..., None]:
+def _one(item: Mapping[str, Any], decode: _Decode) -> Any:
+    return decode(item)
+
+
+def _many(items: list[dict[str, Any]], decode: _Decode) -> Any:
+    return [decode(item) for item in items]
+
+
+def _by_table(responses: dict[str, list[dict[str, Any]]], decode: _Decode) -> Any:
+    return {table: [decode(item) for item in items] for table, items in responses.items()}
+
+
+def _before_parse(field: str, shape: Callable[[Any, _Decode], Any]) -> Callable[..., None]:
     """A ``before-parse`` handler that decodes ``field`` itself and leaves the rest of the body to botocore.
 
     Only the item payload is taken out: what remains (Count, LastEvaluatedKey, UnprocessedKeys,
     ConsumedCapacity) is small, is re-encoded for botocore's parser and so comes back exactly as the stock
     client returns it, which matters because LastEvaluatedKey and UnprocessedKeys are sent back to DynamoDB
     as they are. ResponseMetadata is built by botocore as usual.
+
+    orjson refuses a body with a lone surrogate escape (``"\\uD800"``), which DynamoDB stores and returns as
+    written. Such a body is read by the standard library instead, which keeps the surrogate, and its items are
+    decoded one by one so that only those holding such text come back ``Unreadable``, never the whole page.
     """
 
     def handler(response_dict: dict[str, Any], customized_response_dict: dict[str, Any], **_: Any) -> None:
         if response_dict["status_code"] >= 300:
             return
+        decode: _Decode = decode_item
+        dumps: Callable[[Any], bytes] = orjson.dumps
         try:
             body = orjson.loads(response_dict["body"])
         except orjson.JSONDecodeError:
-            # A damaged body is botocore's to handle: its parser tolerates it and the DynamoDB CRC32 check
-            # in the retry handler then asks for the request to be sent again.
-            return
+            try:
+                body = json.loads(response_dict["body"])
+            except ValueError:
+                # A damaged body is botocore's to handle: its parser tolerates it and the DynamoDB CRC32 check
+                # in the retry handler then asks for the request to be sent again.
+                return
+            # ASCII escapes keep a lone surrogate in LastEvaluatedKey as DynamoDB sent it, for botocore to read.
+            decode, dumps = tolerant_decode_item, _ascii_json
         payload = body.pop(field, None)
         if payload is None:
             return
-        customized_response_dict[field] = decode(payload)
-        response_dict["body"] = orjson.dumps(body)
+        try:
+            customized_response_dict[field] = shape(payload, decode)
+        except _UNDECODABLE:
+            # A value the fast decoder does not know (a type DynamoDB added later): only its item is unreadable.
+            customized_response_dict[field] = shape(payload, tolerant_decode_item)
+        response_dict["body"] = dumps(body)
 
     return handler
 
 
+def _ascii_json(body: Any) -> bytes:
+    return json.dumps(body).encode()
+
+
 _FAST_READS = {
-    "Query": _before_parse("Items", _decode_items),
-    "GetItem": _before_parse("Item", decode_item),
-    "BatchGetItem": _before_parse("Responses", _decode_responses),
+    "Query": _before_parse("Items", _many),
+    "GetItem": _before_parse("Item", _one),
+    "BatchGetItem": _before_parse("Responses", _by_table),
 }
 
 

@@ -84,6 +84,17 @@ def test_a_token_within_the_clock_skew_is_accepted(guarded: Gateway, issuer: Iss
     assert ask(guarded, **bearer(token)).status_code == 200
 
 
+DAY = 86_400
+YEAR = 365 * DAY
+
+
+def test_a_token_as_long_as_the_maximum_lifetime_is_accepted(guarded: Gateway, issuer: Issuer) -> None:
+    now = int(time.time())
+    assert ask(guarded, **bearer(issuer.token("alice", O1, iat=now, exp=now + DAY))).status_code == 200
+    # Without iat, what is left of its life counts, and the clock skew allowed on exp is allowed on it too.
+    assert ask(guarded, **bearer(issuer.hs256("dev", O1, exp=now + DAY + 20))).status_code == 200
+
+
 def _unsigned(issuer: Issuer) -> str:
     return jwt.encode({"iss": issuer.url, "aud": AUDIENCE, "sub": "x", "exp": int(time.time()) + 60}, "", "none")
 
@@ -122,6 +133,10 @@ REFUSED: dict[str, Callable[[Issuer], str]] = {
         {"iss": i.url, "aud": AUDIENCE, "sub": "a", "exp": int(time.time()) + 60}, "x" * 40, "HS256"
     ),
     "malformed grants": lambda i: i.token("a", {"organizations": "o1"}),
+    "a hundred years": lambda i: i.token("a", O1, exp=int(time.time()) + 100 * YEAR),
+    "a day and a minute": lambda i: i.token("a", O1, iat=int(time.time()), exp=int(time.time()) + DAY + 60),
+    "issued long ago": lambda i: i.token("a", O1, iat=int(time.time()) - 2 * DAY, exp=int(time.time()) + 60),
+    "two days without iat": lambda i: i.hs256("a", O1, exp=int(time.time()) + 2 * DAY),
     "not a jwt": lambda i: "not-a-token",
 }
 
@@ -129,6 +144,21 @@ REFUSED: dict[str, Callable[[Issuer], str]] = {
 @pytest.mark.parametrize("case", REFUSED)
 def test_a_bad_token_is_refused_before_any_request(guarded: Gateway, issuer: Issuer, case: str) -> None:
     assert_refused(ask(guarded, **bearer(REFUSED[case](issuer))), guarded)
+
+
+def test_the_maximum_lifetime_can_be_lifted(
+    gateway_factory: Callable[..., Gateway], contract_table: str, issuer: Issuer
+) -> None:
+    with gateway_factory(contract_table, **issuer.settings(), jwt_max_lifetime=0) as gateway:
+        response = ask(gateway, **bearer(issuer.token("alice", O1, exp=int(time.time()) + 100 * YEAR)))
+    assert response.json()["data"] == READ
+
+
+def test_the_maximum_lifetime_is_a_setting() -> None:
+    assert Settings().jwt_max_lifetime == DAY
+    assert Settings.from_env({"TABLEGRAPH_JWT_MAX_LIFETIME": "3600"}).jwt_max_lifetime == 3600
+    with pytest.raises(ValueError, match="jwt_max_lifetime"):
+        Settings(jwt_max_lifetime=-1)
 
 
 @pytest.mark.parametrize("header", ["Basic dXNlcjpwYXNz", "Bearer", "Token abc"])
