@@ -21,10 +21,14 @@ EXPIRES_ATTRIBUTE = "expiresAt"
 
 
 def token_entity() -> Entity:
-    """The gateway's record of a mutation applied with a client token, kept for a day (time to live)."""
+    """The gateway's record of a mutation applied with a client token, kept for a day (time to live).
+
+    Its id is not the token but a digest of the caller and the token (``writes.token_key``): tokens are the
+    caller's own, and two callers sending the same one never meet.
+    """
     return Entity(
         TOKEN_ENTITY,
-        {None: KeyShape.of("TOKEN#{clientToken}", "TOKEN")},
+        {None: KeyShape.of("TOKEN#{tokenKey}", "TOKEN")},
         {"fingerprint": "S", "result": "M", EXPIRES_ATTRIBUTE: Attribute("N", writable=False)},
         internal=True,
     )

@@ -12,6 +12,7 @@ import logging
 import random
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from importlib.metadata import version
 from typing import TYPE_CHECKING, Any
@@ -57,6 +58,9 @@ _LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
 
 _serializer = TypeSerializer()
 _deserializer = TypeDeserializer()
+
+_attempts: ContextVar[list[bool] | None] = ContextVar("tablegraph_write_attempts", default=None)
+"""For the write this task is sending: per attempt, whether it ended without a definite answer."""
 
 Key = dict[str, str]
 
@@ -127,6 +131,7 @@ class Store:
         self.model = model
         self.table = model.table
         self._decode = decode or _item
+        client.meta.events.register("response-received.dynamodb", _note_attempt, unique_id="tablegraph-attempts")
 
     @classmethod
     @asynccontextmanager
@@ -222,15 +227,20 @@ class Store:
     async def write(self, ops: Sequence[WriteOp], ledger: Ledger) -> Item | None:
         """Apply ``ops`` all or none: one conditional write alone, or one TransactWriteItems.
 
-        A refused condition raises ``Refused`` with a reason per op and the item as it was (ALL_OLD). Writes
-        that lost a race with another transaction are sent again after a backoff. A single Update returns the
-        item as it is after the write.
+        A refused condition raises ``Refused`` with a reason per op and the item as it was (ALL_OLD), and says
+        whether an earlier attempt may have been applied (its answer was lost). Writes that lost a race with
+        another transaction are sent again after a backoff. Botocore gives a transaction a ``ClientRequestToken``
+        that its retries share, so DynamoDB answers the retry of an applied transaction as the first time. A
+        single Update returns the item as it is after the write.
         """
         if not 0 < len(ops) <= TRANSACTION_LIMIT:
             raise ValueError(f"a write has 1 to {TRANSACTION_LIMIT} items, not {len(ops)}")
+        single = len(ops) == 1 and ops[0].action != "ConditionCheck"
+        operation = f"{ops[0].action}Item" if single else "TransactWriteItems"
+        uncertain = False
         for attempt in range(UNPROCESSED_ATTEMPTS):
-            single = len(ops) == 1 and ops[0].action != "ConditionCheck"
-            operation = f"{ops[0].action}Item" if single else "TransactWriteItems"
+            seen: list[bool] = []
+            noting = _attempts.set(seen)
             try:
                 if single:
                     response = await self._write_one(ops[0])
@@ -241,16 +251,19 @@ class Store:
                     )
             except ClientError as error:
                 ledger.record(operation)
+                uncertain = uncertain or any(seen)
                 reasons = _refusal(error, len(ops))
                 if reasons is None:
                     raise _translate(error) from error
                 if any(reason.code == "TransactionConflict" for reason in reasons):
                     await asyncio.sleep(_backoff(attempt))
                     continue
-                raise Refused(reasons) from error
+                raise Refused(reasons, uncertain) from error
             except BotoCoreError as error:
                 ledger.record(operation)
                 raise _translate(error) from error
+            finally:
+                _attempts.reset(noting)
             ledger.record(operation, _capacity(response.get("ConsumedCapacity")))
             attributes = response.get("Attributes")
             return _item(attributes) if attributes else None
@@ -449,10 +462,23 @@ def _translate(error: Exception) -> GatewayError:
             return Unavailable("the table is not available")
         if code == "IdempotentParameterMismatchException":
             return Conflict("the request token was already used for another request")
+        status = error.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0)
+        if status >= 500 or code == "TransactionInProgressException":
+            # DynamoDB's own failure, or an earlier attempt still being applied, after the retries: a moment
+            # later it answers.
+            log.warning("DynamoDB failed to answer: %s", error)
+            return Unavailable("DynamoDB failed to answer; try again shortly")
         log.error("DynamoDB refused a request: %s", error)
         return GatewayError(f"DynamoDB refused a request ({code})")
     log.warning("DynamoDB could not be reached: %s", error)
     return Unavailable("DynamoDB could not be reached")
+
+
+def _note_attempt(response_dict: dict[str, Any] | None = None, exception: Exception | None = None, **_: Any) -> None:
+    """Botocore's hook after every attempt: an attempt that failed in transit or got a 5xx may have been applied."""
+    seen = _attempts.get()
+    if seen is not None:
+        seen.append(exception is not None or response_dict is None or response_dict.get("status_code", 0) >= 500)
 
 
 def _refusal(error: ClientError, count: int) -> list[Reason] | None:

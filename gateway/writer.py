@@ -3,11 +3,16 @@
 Integrity is DynamoDB's job here, never a read followed by a write: a child is written in the same transaction
 that checks its parents and moves their counters, an update is a compare-and-set on ``version``, and a parent
 is deleted only by a write whose condition says its counters are 0.
+
+A write whose answer was lost is sent again by botocore. Transactions carry a ``ClientRequestToken``, so DynamoDB
+answers their retry as the first time. A single write has none: its retry is refused by its own condition, and the
+writer recognises its own applied write (``writes.outcome_of``) instead of reporting that refusal.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -17,12 +22,14 @@ from typing import Any
 
 from gateway import plan, writes
 from gateway.accounting import Ledger
-from gateway.errors import Conflict, GatewayError, NotFound
+from gateway.errors import Conflict, GatewayError, NotFound, Unavailable
 from gateway.guard import Guard
 from gateway.keys import Ids
 from gateway.model import Entity, Item
 from gateway.store import Store
 from gateway.writes import Member, Refused, WriteModel, WriteOp
+
+log = logging.getLogger(__name__)
 
 CASCADE_PAGE = 100
 CASCADE_ROUNDS = 5
@@ -32,7 +39,8 @@ CASCADE_ROUNDS = 5
 @dataclass(frozen=True)
 class _Applied:
     item: Item | None = None
-    """The item after a single update (transactions return none)."""
+    """The item after a single update, or after a single write applied by an attempt whose answer was lost
+    (transactions return none)."""
     replayed: dict[str, Any] | None = None
     """The recorded result when the token's mutation had been applied before."""
 
@@ -54,13 +62,15 @@ class Writer:
         self.model = declaration.model
         self.ledger = ledger
         self.guard = guard
+        # Client tokens are the caller's own: the record of a token is found under the caller's digest of it.
+        self.caller = guard.principal.subject
 
     # --- mutations ------------------------------------------------------------------------------------------
 
     async def create(self, entity: Entity, ids: Ids, attributes: Mapping[str, Any], token: Token | None = None) -> Item:
         """A new item at version 1; its parents must exist and count it, in the same transaction."""
         counters = [counted.attribute for counted in self.declaration.children_of(entity)]
-        put = writes.create(self.model, entity, ids, attributes, counters)
+        put = writes.create(self.model, entity, ids, attributes, counters, write_id=writes.new_write_id())
         ops = [put, *writes.counter_ops(self.declaration, [(entity, ids)], +1)]
         try:
             applied = await self._apply(ops, token, {"ids": dict(ids)})
@@ -68,6 +78,8 @@ class Writer:
             raise self._explain(put, refused.reasons[0].item, None) from None
         if applied.replayed is not None:
             return await self._read_back(entity, applied.replayed["ids"])
+        if applied.item is not None:
+            return applied.item
         return _as_read(put.item or {})
 
     async def update(
@@ -80,7 +92,7 @@ class Writer:
     ) -> Item:
         """Set or remove attributes if the item is still at ``expected_version``; the item as it is after."""
         ids = await self._complete(entity, ids, all_ids=True)
-        op = writes.update(self.model, entity, ids, changes, expected_version)
+        op = writes.update(self.model, entity, ids, changes, expected_version, write_id=writes.new_write_id())
         try:
             applied = await self._apply([op], token, {"ids": dict(ids)})
         except Refused as refused:
@@ -155,11 +167,13 @@ class Writer:
         """
         sent = list(ops)
         if token is not None:
-            sent.append(writes.token_record(self.declaration, token.value, token.fingerprint, result))
+            sent.append(writes.token_record(self.declaration, self.caller, token.value, token.fingerprint, result))
         self._check(sent)
         try:
             return _Applied(item=await self.store.write(sent, self.ledger))
         except Refused as refused:
+            if len(sent) == 1:
+                return _settle(sent[0], refused)
             if token is not None:
                 recorded = refused.reasons[-1]
                 if recorded.code == "ConditionalCheckFailed" and recorded.item is not None:
@@ -185,7 +199,7 @@ class Writer:
         """The result recorded for ``token``'s mutation, if it was applied; TOKEN_REUSED if it was another one."""
         if token is None:
             return None
-        ids = {self.declaration.token.id_fields[0]: token.value}
+        ids = writes.token_ids(self.declaration, self.caller, token.value)
         record = await self.store.get_item(self.model.key(self.declaration.token, ids), self.ledger)
         if record is None or record.get("expiresAt", 0) < time.time():
             return None
@@ -307,6 +321,25 @@ class Writer:
                 continue
             deleted.update(entity.name for entity, _ in members)
             return
+
+
+def _settle(op: WriteOp, refused: Refused) -> _Applied:
+    """A refused single write that was applied by an attempt whose answer was lost is a success; an unknown
+    outcome is UNAVAILABLE, never a refusal; anything else is the refusal, raised again."""
+    outcome = writes.outcome_of(op, refused)
+    if outcome == "applied":
+        return _Applied(item=refused.reasons[0].item)
+    if outcome == "unknown":
+        log.warning(
+            "%s: DynamoDB's answer was lost and the item changed since; whether the write was applied is unknown",
+            _describe(op.target.entity, op.target.ids),
+        )
+        raise Unavailable(
+            "DynamoDB's answer to this write was lost and the item has changed since, so whether it was applied "
+            "is unknown: read it back, or send mutations with a clientToken to retry them safely",
+            outcome="UNKNOWN",
+        ) from None
+    raise refused
 
 
 def _reason_of(ops: Sequence[WriteOp], refused: Refused, role: str) -> Item | None:

@@ -18,12 +18,16 @@ from gateway.keys import Ids
 from gateway.model import Collection, Entity, Item, Model
 
 VERSION = "version"
+WRITE_ID = "writeId"
+"""The id of the gateway write that last created or changed the item (counters aside): when DynamoDB's answer to
+a write is lost and the retry is refused, the item still carrying this write's id shows that it was applied."""
 TRANSACTION_LIMIT = 100
 """DynamoDB's bound on the items of one TransactWriteItems."""
 TOKEN_LIFETIME_SECONDS = 24 * 3600
 
 Action = Literal["Put", "Update", "Delete", "ConditionCheck"]
 Role = Literal["item", "parent", "member", "token", "counted"]
+Outcome = Literal["applied", "refused", "unknown"]
 
 
 @dataclass(frozen=True)
@@ -80,6 +84,10 @@ class WriteOp:
     condition: str | None = None
     names: dict[str, str] = field(default_factory=dict)
     values: dict[str, Any] = field(default_factory=dict)
+    write_id: str | None = None
+    """The id this write stores on the item (``WRITE_ID``); creates and updates carry one."""
+    version: int | None = None
+    """The version this write leaves the item at; creates and updates carry one."""
 
 
 @dataclass(frozen=True)
@@ -91,11 +99,16 @@ class Reason:
 
 
 class Refused(Exception):
-    """DynamoDB refused a conditional write or a transaction; ``reasons`` is aligned with the ops sent."""
+    """DynamoDB refused a conditional write or a transaction; ``reasons`` is aligned with the ops sent.
 
-    def __init__(self, reasons: list[Reason]) -> None:
+    ``uncertain``: an earlier attempt of the same request got no definite answer (the connection failed, or
+    DynamoDB answered 5xx), so it may have been applied, and this refusal may be of the write by itself.
+    """
+
+    def __init__(self, reasons: list[Reason], uncertain: bool = False) -> None:
         super().__init__(", ".join(reason.code for reason in reasons))
         self.reasons = reasons
+        self.uncertain = uncertain
 
 
 class _Expression:
@@ -136,14 +149,27 @@ def today(now: datetime | None = None) -> str:
     return f"{(now or datetime.now(UTC)).astimezone(UTC):%Y-%m-%d}"
 
 
+def new_write_id() -> str:
+    """A fresh id for one write, sent with every attempt of it: 64 random bits, so no two writes share one."""
+    return secrets.token_hex(8)
+
+
 # --- single items ---------------------------------------------------------------------------------------------
 
 
-def create(model: Model, entity: Entity, ids: Ids, attributes: Mapping[str, Any], counters: Iterable[str]) -> WriteOp:
+def create(
+    model: Model,
+    entity: Entity,
+    ids: Ids,
+    attributes: Mapping[str, Any],
+    counters: Iterable[str],
+    *,
+    write_id: str,
+) -> WriteOp:
     """Put a new item at version 1 with its counters at 0; refused if an item with that key exists."""
     expr = _Expression()
     values = {name: value for name, value in attributes.items() if value is not None}
-    item = model.item(entity, ids, {**values, VERSION: 1, **dict.fromkeys(counters, 0)})
+    item = model.item(entity, ids, {**values, VERSION: 1, **dict.fromkeys(counters, 0), WRITE_ID: write_id})
     return WriteOp(
         "Put",
         model.key(entity, ids),
@@ -151,14 +177,25 @@ def create(model: Model, entity: Entity, ids: Ids, attributes: Mapping[str, Any]
         item=item,
         condition=f"attribute_not_exists({expr.name(model.index(None).pk)})",
         names=expr.names,
+        write_id=write_id,
+        version=1,
     )
 
 
-def update(model: Model, entity: Entity, ids: Ids, changes: Mapping[str, Any], expected_version: int) -> WriteOp:
+def update(
+    model: Model,
+    entity: Entity,
+    ids: Ids,
+    changes: Mapping[str, Any],
+    expected_version: int,
+    *,
+    write_id: str,
+) -> WriteOp:
     """Set (or, for None, remove) attributes and bump the version, only if the version is still the expected one."""
     expr = _Expression()
     sets = [f"{expr.name(name)} = {expr.value(value)}" for name, value in changes.items() if value is not None]
     sets.append(f"{expr.name(VERSION)} = {expr.value(expected_version + 1)}")
+    sets.append(f"{expr.name(WRITE_ID)} = {expr.value(write_id)}")
     removes = [expr.name(name) for name, value in changes.items() if value is None]
     expression = "SET " + ", ".join(sets) + (" REMOVE " + ", ".join(removes) if removes else "")
     conditions = [f"attribute_exists({expr.name(model.index(None).pk)})", *_index_keys_are(model, entity, ids, expr)]
@@ -171,6 +208,8 @@ def update(model: Model, entity: Entity, ids: Ids, changes: Mapping[str, Any], e
         condition=condition,
         names=expr.names,
         values=expr.values,
+        write_id=write_id,
+        version=expected_version + 1,
     )
 
 
@@ -264,6 +303,27 @@ def version_of(item: Item) -> int:
     return int(value) if value is not None else 0
 
 
+def outcome_of(op: WriteOp, refused: Refused) -> Outcome:
+    """What a refused single write says about the write itself: applied by an earlier attempt, refused, or unknown.
+
+    A write whose answer was lost is sent again, and the retry fails its own condition. The item as it was
+    (ALL_OLD) tells: it carries this write's id, so the write was applied. Without a lost answer the refusal is
+    DynamoDB's last word. After one, a delete that finds the item gone did its job (it was gone either way);
+    a create or an update that finds the item gone or moved past the version it would have written cannot tell
+    whether it was applied before another write: that is unknown, never a refusal.
+    """
+    old = refused.reasons[0].item
+    if op.write_id is not None and old is not None and old.get(WRITE_ID) == op.write_id:
+        return "applied"
+    if not refused.uncertain:
+        return "refused"
+    if op.action == "Delete":
+        return "applied" if old is None else "refused"
+    if op.version is not None and (old is None or version_of(old) > op.version):
+        return "unknown"
+    return "refused"
+
+
 # --- parents and counters -------------------------------------------------------------------------------------
 
 
@@ -335,24 +395,42 @@ def model_key(model: Model, entity: Entity, ids: Ids) -> tuple[str, str]:
 def fingerprint(mutation: str, arguments: Mapping[str, Any], caller: str) -> str:
     """What a client token is bound to: the caller, the mutation and its arguments, whatever their order.
 
-    With the caller in it, another caller's retry with the same token is refused as reused, and never answered
-    with the first caller's result.
+    Records are the caller's own already (``token_key``); the caller is in the fingerprint too, so a record can
+    only ever answer the caller that wrote it, whatever key it is found under.
     """
     text = json.dumps({"caller": caller, "mutation": mutation, "arguments": arguments}, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def token_key(caller: str, token: str) -> str:
+    """The id of a client token's record: a digest of the caller and the token, so callers' tokens never meet.
+
+    A caller cannot learn that another used a token, nor claim one first. Hex: it never contains ``#``.
+    """
+    return hashlib.sha256(json.dumps([caller, token]).encode()).hexdigest()
+
+
+def token_ids(writes: WriteModel, caller: str, token: str) -> dict[str, str]:
+    """The ids of the record item of ``caller``'s ``token``."""
+    return {writes.token.id_fields[0]: token_key(caller, token)}
+
+
 def token_record(
-    writes: WriteModel, token: str, print_: str, result: Mapping[str, Any], now: datetime | None = None
+    writes: WriteModel,
+    caller: str,
+    token: str,
+    print_: str,
+    result: Mapping[str, Any],
+    now: datetime | None = None,
 ) -> WriteOp:
-    """Record that the mutation with this token was applied, in the same transaction that applies it.
+    """Record that the caller's mutation with this token was applied, in the same transaction that applies it.
 
     Refused while an unexpired record exists, so a retry never applies twice; the record it finds (ALL_OLD)
     tells whether the retry is the same mutation (its result is returned again) or another one (refused).
     """
     moment = int((now or datetime.now(UTC)).timestamp())
     expr = _Expression()
-    ids = {writes.token.id_fields[0]: token}
+    ids = token_ids(writes, caller, token)
     item = writes.model.item(
         writes.token,
         ids,

@@ -10,7 +10,7 @@
 | Student    | STU#<studentId>     | PROFILE                |                                |                   |
 | Course     | CRS#<courseId>      | METADATA               |                                |                   |
 | Enrollment | STU#<studentId>     | ENROLL#CRS#<courseId>  | CRS#<courseId>                 | STU#<studentId>   |
-| (token)    | TOKEN#<clientToken> | TOKEN                  |                                |                   |
+| (token)    | TOKEN#<tokenKey>    | TOKEN                  |                                |                   |
 
 Why the sort keys look like this: ``META``/``METADATA#`` sort before ``PROJ#``/``USER#`` and ``USER#`` sorts after
 ``TICKET#``, ``PROFILE`` after ``ENROLL#``; so an organization and its users, a user and its newest tickets, a
@@ -19,7 +19,8 @@ student and its enrolments each come back from one Query. A workspace's projects
 
 Parents carry counters of their members (``projectCount``, ``userCount``, ``ticketCount``, ``courseCount``,
 ``enrolledCount``) and every item a ``version``; both are plain attributes, absent on items another tool wrote.
-A ``TOKEN#`` item records a mutation applied with a client token, so retrying it applies it once.
+A ``TOKEN#`` item records a mutation applied with a client token, so retrying it applies it once; its key is a
+digest of the caller and the token, so tokens of different callers never meet.
 """
 
 from __future__ import annotations

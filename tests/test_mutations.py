@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Callable, Iterator
 from decimal import Decimal
@@ -13,6 +14,21 @@ import pytest
 from tests.conftest import Gateway
 from tests.contract import create_table, student_id
 from tests.identity import Issuer
+
+
+class _WriteId:
+    """Equal to any write id: every create and update stores a fresh one on the item (``writes.WRITE_ID``)."""
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, str) and re.fullmatch("[0-9a-f]{16}", other) is not None
+
+    def __repr__(self) -> str:
+        return "<a write id>"
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+WRITE_ID = _WriteId()
 
 ERRORS = """
   ... on MutationError { __typename message }
@@ -122,6 +138,7 @@ def test_create_workspace_stores_the_key_design_item_with_version_and_counter(wr
         "seatLimit": Decimal(5),
         "projectCount": Decimal(0),
         "version": Decimal(1),
+        "writeId": WRITE_ID,
     }
 
 
@@ -153,6 +170,7 @@ def test_create_project_mints_a_time_ordered_id_and_counts_it_in_the_same_transa
         "status": "active",
         "createdBy": "ann",
         "version": Decimal(1),
+        "writeId": WRITE_ID,
     }
     second = new_project(writable, ws, "Second")
     assert second > first
@@ -180,6 +198,7 @@ def test_a_project_needs_its_workspace(writable: Gateway, stored: Any) -> None:
 
 def test_update_is_compare_and_set_and_a_stale_version_tells_the_current_one(writable: Gateway, stored: Any) -> None:
     ws = new_workspace(writable, region="us-east-1")
+    created_by = stored(f"WS#{ws}", "META")["writeId"]
     selection = "... on Workspace { displayName region version }"
     result, operations = mutate(
         writable,
@@ -195,7 +214,10 @@ def test_update_is_compare_and_set_and_a_stale_version_tells_the_current_one(wri
         "displayName": "New",
         "projectCount": Decimal(0),
         "version": Decimal(2),
+        "writeId": WRITE_ID,
     }
+    # Each write leaves its own id: the one the item carries tells which write made its current version.
+    assert stored(f"WS#{ws}", "META")["writeId"] != created_by
     stale, _ = mutate(writable, "updateWorkspace", {"workspaceId": ws, "expectedVersion": 1, "displayName": "Lost"}, "")
     assert (stale["__typename"], stale["reason"], stale["currentVersion"]) == ("ConflictError", "VERSION_MISMATCH", 2)
     assert stored(f"WS#{ws}", "META")["displayName"] == "New"
@@ -286,6 +308,7 @@ def test_organization_user_and_ticket_items_follow_the_key_design(writable: Gate
         "subscriptionLevel": "pro",
         "userCount": Decimal(0),
         "version": Decimal(1),
+        "writeId": WRITE_ID,
     }
     mutate(writable, "createUser", {"orgName": org, "username": "ann", "name": "Ann", "role": "admin"}, "")
     assert stored(f"ORG#{org}", "USER#ann") == {
@@ -298,6 +321,7 @@ def test_organization_user_and_ticket_items_follow_the_key_design(writable: Gate
         "role": "admin",
         "ticketCount": Decimal(0),
         "version": Decimal(1),
+        "writeId": WRITE_ID,
     }
     assert stored(f"ORG#{org}", f"METADATA#{org}")["userCount"] == 1
 
@@ -324,6 +348,7 @@ def test_organization_user_and_ticket_items_follow_the_key_design(writable: Gate
         "title": "Broken",
         "status": "open",
         "version": Decimal(1),
+        "writeId": WRITE_ID,
     }
     assert stored(f"ORG#{org}", "USER#ann")["ticketCount"] == 1
 
@@ -405,6 +430,7 @@ def test_enroll_writes_one_edge_with_its_inverted_keys_and_counts_both_sides(wri
         "grade": "A",
         "enrolledOn": result["enrolledOn"],
         "version": Decimal(1),
+        "writeId": WRITE_ID,
     }
     assert stored(f"STU#{student}", "PROFILE")["courseCount"] == 1
     assert stored(f"CRS#{course}", "METADATA")["enrolledCount"] == 1

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from gateway import writes
 from gateway.auth import OPEN, Principal
 from gateway.errors import Forbidden
 from gateway.guard import Guard, Tenancy
@@ -300,16 +301,44 @@ def test_the_tenant_itself_gets_its_writes_sent(writable: tuple[Gateway, Wire], 
     assert set(tenant_a.operations) & WRITES
 
 
-def test_a_client_token_is_bound_to_the_caller_who_sent_it(writable: tuple[Gateway, Wire], issuer: Issuer) -> None:
+def test_a_client_token_is_the_callers_own(
+    writable: tuple[Gateway, Wire], issuer: Issuer, dynamodb: Any, fresh_module_table: str
+) -> None:
+    """Tenant B sending tenant A's token gets its own fresh mutation: it learns nothing of A's, nor claims it."""
     create = (
+        "mutation($id: ID!, $name: String!) { createStudent(input: {studentId: $id, name: $name}, "
+        'clientToken: "shared-token") '
+        "{ __typename ... on Student { studentId name } ... on ConflictError { reason } } }"
+    )
+    tenant_a = Caller(*writable, issuer.token("alice", A))
+    tenant_b = Caller(*writable, issuer.token("bob", B))
+    first = tenant_a.ask(create, id="stu-0001", name="Ann")
+    assert first["data"] == {"createStudent": {"__typename": "Student", "studentId": "stu-0001", "name": "Ann"}}
+    theirs = tenant_b.ask(create, id="stu-0149", name="Bea")
+    assert theirs["data"] == {"createStudent": {"__typename": "Student", "studentId": "stu-0149", "name": "Bea"}}
+    assert "TransactWriteItems" in tenant_b.operations and "GetItem" not in tenant_b.operations
+    # A's own retry is still answered from A's record, and applies nothing.
+    again = tenant_a.ask(create, id="stu-0001", name="Ann")
+    assert again["data"] == first["data"]
+    assert tenant_a.operations == ["TransactWriteItems", "GetItem"]
+
+    # The same token and mutation from two admins: each its own, so the second one is refused on the data.
+    course = (
         'mutation { createCourse(input: {courseId: "crs-token", title: "Shared"}, clientToken: "same-token") '
         "{ __typename ... on ConflictError { reason } } }"
     )
-    first = Caller(*writable, issuer.token("root", {"roles": ["admin"]})).ask(create)
-    assert first["data"] == {"createCourse": {"__typename": "Course"}}
-    # Another caller's retry with that token is refused, and is not answered with the first caller's result.
-    second = Caller(*writable, issuer.token("another-root", {"roles": ["admin"]})).ask(create)
-    assert second["data"] == {"createCourse": {"__typename": "ConflictError", "reason": "TOKEN_REUSED"}}
+    made = Caller(*writable, issuer.token("root", {"roles": ["admin"]})).ask(course)
+    assert made["data"] == {"createCourse": {"__typename": "Course"}}
+    second = Caller(*writable, issuer.token("another-root", {"roles": ["admin"]})).ask(course)
+    assert second["data"] == {"createCourse": {"__typename": "ConflictError", "reason": "ALREADY_EXISTS"}}
+
+    # One record per caller, keyed by a digest: the token itself is in no key.
+    for caller, token in [("alice", "shared-token"), ("bob", "shared-token"), ("root", "same-token")]:
+        key = {"PK": {"S": f"TOKEN#{writes.token_key(caller, token)}"}, "SK": {"S": "TOKEN"}}
+        assert "Item" in dynamodb.get_item(TableName=fresh_module_table, Key=key, ConsistentRead=True)
+    for token in ("shared-token", "same-token"):
+        key = {"PK": {"S": f"TOKEN#{token}"}, "SK": {"S": "TOKEN"}}
+        assert "Item" not in dynamodb.get_item(TableName=fresh_module_table, Key=key, ConsistentRead=True)
 
 
 # --- the guard on its own ---------------------------------------------------------------------------------------

@@ -28,22 +28,38 @@ def test_ids_minted_in_the_same_microsecond_differ() -> None:
 
 
 def test_a_new_item_starts_at_version_1_with_its_counters_at_0_and_must_not_exist() -> None:
-    op = writes.create(MODEL, WORKSPACE, {"workspaceId": "w1"}, {"displayName": "W", "region": None}, ["projectCount"])
+    attributes = {"displayName": "W", "region": None}
+    op = writes.create(MODEL, WORKSPACE, {"workspaceId": "w1"}, attributes, ["projectCount"], write_id="w-1")
     assert op.action == "Put"
-    assert op.item == {"PK": "WS#w1", "SK": "META", "displayName": "W", "version": 1, "projectCount": 0}
+    assert op.item == {
+        "PK": "WS#w1",
+        "SK": "META",
+        "displayName": "W",
+        "version": 1,
+        "projectCount": 0,
+        "writeId": "w-1",
+    }
     assert op.condition == "attribute_not_exists(#n0)" and op.names == {"#n0": "PK"}
+    assert (op.write_id, op.version) == ("w-1", 1)
 
 
-def test_an_update_is_a_compare_and_set_on_the_version() -> None:
-    op = writes.update(MODEL, PROJECT, {"workspaceId": "w", "projectId": "p"}, {"title": "T", "status": None}, 3)
-    assert op.update == "SET #n0 = :v0, #n1 = :v1 REMOVE #n2"
-    assert op.names == {"#n0": "title", "#n1": "version", "#n2": "status", "#n3": "PK"}
-    assert op.values == {":v0": "T", ":v1": 4, ":v2": 3}
-    assert op.condition == "attribute_exists(#n3) AND #n1 = :v2"
+def test_an_update_is_a_compare_and_set_on_the_version_that_stores_its_write_id() -> None:
+    ids = {"workspaceId": "w", "projectId": "p"}
+    op = writes.update(MODEL, PROJECT, ids, {"title": "T", "status": None}, 3, write_id="w-2")
+    assert op.update == "SET #n0 = :v0, #n1 = :v1, #n2 = :v2 REMOVE #n3"
+    assert op.names == {"#n0": "title", "#n1": "version", "#n2": "writeId", "#n3": "status", "#n4": "PK"}
+    assert op.values == {":v0": "T", ":v1": 4, ":v2": "w-2", ":v3": 3}
+    assert op.condition == "attribute_exists(#n4) AND #n1 = :v3"
+    assert (op.write_id, op.version) == ("w-2", 4)
+
+
+def test_write_ids_are_fresh() -> None:
+    ids = {writes.new_write_id() for _ in range(1000)}
+    assert len(ids) == 1000 and all(len(one) == 16 and "#" not in one for one in ids)
 
 
 def test_an_item_without_a_version_counts_as_version_0() -> None:
-    op = writes.update(MODEL, STUDENT, {"studentId": "s"}, {"name": "N"}, 0)
+    op = writes.update(MODEL, STUDENT, {"studentId": "s"}, {"name": "N"}, 0, write_id="w")
     assert op.condition is not None and op.condition.endswith("attribute_not_exists(#n1)")
     assert op.values[":v1"] == 1
     assert writes.version_of({"PK": "STU#s", "SK": "PROFILE"}) == 0
@@ -107,13 +123,68 @@ def test_a_token_is_bound_to_the_caller_the_mutation_and_its_arguments_in_any_or
 
 def test_a_token_record_may_replace_only_an_expired_one() -> None:
     now = datetime(2026, 1, 1, tzinfo=UTC)
-    op = writes.token_record(WRITES, "tok", "f" * 64, {"ids": {"studentId": "s"}}, now)
+    op = writes.token_record(WRITES, "ann", "tok", "f" * 64, {"ids": {"studentId": "s"}}, now)
     assert op.item is not None
-    assert op.item["PK"] == "TOKEN#tok" and op.item["SK"] == "TOKEN"
+    key = writes.token_key("ann", "tok")
+    assert op.item["PK"] == f"TOKEN#{key}" and op.item["SK"] == "TOKEN"
     assert op.item["expiresAt"] == int(now.timestamp()) + writes.TOKEN_LIFETIME_SECONDS
     assert op.condition == "attribute_not_exists(#n0) OR #n1 < :v0"
     assert op.values == {":v0": int(now.timestamp())}
-    assert MODEL.recognise(op.item) == (WRITES.token, {"clientToken": "tok"})
+    assert MODEL.recognise(op.item) == (WRITES.token, {"tokenKey": key})
+
+
+def test_the_same_token_of_two_callers_has_two_records() -> None:
+    keys = {writes.token_key(caller, token) for caller in ("ann", "bob", "ann#tok") for token in ("tok", "x", "")}
+    assert len(keys) == 9
+    assert writes.token_key("ann", "tok") == writes.token_key("ann", "tok")
+    # Neither a caller nor a token can be chosen to land on another pair's record by a separator.
+    assert writes.token_key("a", "b#c") != writes.token_key("a#b", "c")
+    assert all("#" not in key and len(key) == 64 for key in keys)
+
+
+# --- a lost answer ------------------------------------------------------------------------------------------------
+
+
+WORKSPACE_IDS = {"workspaceId": "w"}
+
+
+def _refused(item: dict[str, object] | None, uncertain: bool) -> writes.Refused:
+    return writes.Refused([writes.Reason("ConditionalCheckFailed", item)], uncertain)
+
+
+def _workspace(version: int, write_id: str | None) -> dict[str, object]:
+    item: dict[str, object] = {"PK": "WS#w", "SK": "META", "version": version}
+    return item if write_id is None else {**item, "writeId": write_id}
+
+
+def test_a_refused_retry_of_a_write_whose_answer_was_lost_recognises_the_write_by_its_id() -> None:
+    create = writes.create(MODEL, WORKSPACE, WORKSPACE_IDS, {"displayName": "W"}, [], write_id="mine")
+    update = writes.update(MODEL, WORKSPACE, WORKSPACE_IDS, {"displayName": "X"}, 4, write_id="mine")
+    assert writes.outcome_of(create, _refused(_workspace(1, "mine"), True)) == "applied"
+    assert writes.outcome_of(update, _refused(_workspace(5, "mine"), True)) == "applied"
+    # Another create or update of the item is a real refusal, so is anything refused at the first attempt.
+    assert writes.outcome_of(create, _refused(_workspace(1, "theirs"), True)) == "refused"
+    assert writes.outcome_of(create, _refused(_workspace(0, None), True)) == "refused"
+    assert writes.outcome_of(update, _refused(_workspace(5, "theirs"), True)) == "refused"
+    assert writes.outcome_of(update, _refused(_workspace(3, "theirs"), True)) == "refused"
+    assert writes.outcome_of(update, _refused(_workspace(7, "theirs"), False)) == "refused"
+    assert writes.outcome_of(update, _refused(None, False)) == "refused"
+
+
+def test_a_lost_answer_followed_by_another_write_of_the_item_is_an_unknown_outcome() -> None:
+    create = writes.create(MODEL, WORKSPACE, WORKSPACE_IDS, {"displayName": "W"}, [], write_id="mine")
+    update = writes.update(MODEL, WORKSPACE, WORKSPACE_IDS, {"displayName": "X"}, 4, write_id="mine")
+    # The write may have been applied and overwritten since, or deleted: it cannot tell.
+    assert writes.outcome_of(create, _refused(_workspace(2, "theirs"), True)) == "unknown"
+    assert writes.outcome_of(update, _refused(_workspace(6, "theirs"), True)) == "unknown"
+    assert writes.outcome_of(update, _refused(None, True)) == "unknown"
+
+
+def test_a_delete_that_finds_the_item_gone_after_a_lost_answer_did_its_job() -> None:
+    delete = writes.delete(MODEL, WORKSPACE, WORKSPACE_IDS, expected_version=2)
+    assert writes.outcome_of(delete, _refused(None, True)) == "applied"
+    assert writes.outcome_of(delete, _refused(None, False)) == "refused"
+    assert writes.outcome_of(delete, _refused(_workspace(3, "theirs"), True)) == "refused"
 
 
 def test_recount_sets_a_counter_only_if_it_still_holds_what_was_counted() -> None:
