@@ -6,28 +6,42 @@ import asyncio
 import dataclasses
 import functools
 import inspect
+import json
 import keyword
 import logging
 import operator
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from datetime import date
 from decimal import Decimal
 from enum import Enum
-from typing import Annotated, Any
+from typing import Annotated, Any, NewType
 
 import strawberry
-from graphql import GraphQLObjectType, get_named_type
+from graphql import GraphQLInterfaceType, GraphQLObjectType, GraphQLUnionType, get_named_type
+from strawberry.schema.config import StrawberryConfig
 from strawberry.types.private import StrawberryPrivate
 
 from gateway import ids as global_ids
 from gateway import selection, writes
+from gateway.config import Settings
 from gateway.context import Context
 from gateway.declaration import Declaration
 from gateway.errors import BadUserInput, Conflict, GatewayError, NotFound
 from gateway.extensions import Accounting, ErrorPolicy, GatewaySchema, Limits
 from gateway.keys import Ids, validate_id
 from gateway.loaders import Member, Page
-from gateway.model import Attribute, AttributeType, Collection, Entity, Item, Link, attribute_values, graphql_name
+from gateway.model import (
+    Attribute,
+    AttributeType,
+    Collection,
+    Entity,
+    Item,
+    Link,
+    attribute_values,
+    graphql_name,
+    parse_date,
+)
 from gateway.plan import MAX_BATCH_IDS, batch_ids
 from gateway.wire import Unreadable
 from gateway.writer import Token, Writer
@@ -38,8 +52,29 @@ Info = strawberry.Info[Context, None]
 _Make = Callable[[dict[str, str], Item], Any]
 """Builds an entity's object from the item's own ids and the item."""
 
+
+def _serialize_date(value: date | str) -> str:
+    return value.isoformat() if isinstance(value, date) else value
+
+
+def _parse_date(value: object) -> date:
+    parsed = parse_date(value) if isinstance(value, str) else None
+    if parsed is None:
+        raise BadUserInput(f"{value!r} is not a Date: a calendar date written YYYY-MM-DD")
+    return parsed
+
+
+Date = NewType("Date", str)
+"""A DATE attribute's value: stored as S ``YYYY-MM-DD``, served as the ``Date`` scalar."""
+DATE_SCALAR = strawberry.scalar(
+    name="Date",
+    description="A calendar date, written YYYY-MM-DD (ISO 8601), e.g. 2026-09-01.",
+    serialize=_serialize_date,
+    parse_value=_parse_date,
+)
+
 # L and M attributes have no GraphQL surface yet.
-_SCALARS: dict[AttributeType, type] = {"S": str, "INT": int, "N": float, "BOOL": bool}
+_SCALARS: dict[AttributeType, Any] = {"S": str, "INT": int, "N": float, "BOOL": bool, "DATE": Date}
 
 VERSION = (
     "The item's version, raised by every update: pass it as expectedVersion to change the item only if nobody "
@@ -62,7 +97,9 @@ TOKEN = (
 
 First = Annotated[
     int | None,
-    strawberry.argument(description="How many to return, from 1 to the page limit; the default page size if omitted."),
+    strawberry.argument(
+        description="How many to return, from 1 to the page limit; null: the server's default page size."
+    ),
 ]
 After = Annotated[
     str | None,
@@ -79,9 +116,36 @@ class Graph:
     declaration: Declaration
 
 
-def build(declaration: Declaration) -> Graph:
-    """The schema serving ``declaration``; ValueError when two of its names would make the same GraphQL field."""
-    return Graph(_Builder(declaration).schema(), declaration)
+DEFAULT_PAGE_SIZE = Settings.default_page_size
+
+
+def build(declaration: Declaration, default_page_size: int = DEFAULT_PAGE_SIZE) -> Graph:
+    """The schema serving ``declaration``; ValueError when two of its names would make the same GraphQL field.
+
+    ``default_page_size`` is the default of every connection's ``first`` argument, shown in the SDL and applied by
+    GraphQL itself, so the schema tells clients the page size they get; build with the served settings' value.
+    """
+    if default_page_size < 1:
+        raise ValueError("default_page_size must be at least 1")
+    return Graph(_Builder(declaration, default_page_size).schema(), declaration)
+
+
+def possible_types(schema: strawberry.Schema) -> dict[str, list[str]]:
+    """Each interface and union of ``schema`` with the object types that can stand for it, sorted: the
+    ``possibleTypes`` Apollo Client needs to match fragments on ``Node``, ``MutationError`` and the results."""
+    graphql_schema = schema._schema
+    return {
+        name: sorted(one.name for one in graphql_schema.get_possible_types(named))
+        for name, named in sorted(graphql_schema.type_map.items())
+        if not name.startswith("__") and isinstance(named, GraphQLInterfaceType | GraphQLUnionType)
+    }
+
+
+def fragment_matcher(schema: strawberry.Schema) -> str:
+    """The fragment matcher file as graphql-codegen's ``fragment-matcher`` plugin writes it for Apollo Client 3:
+    ``{"possibleTypes": ...}``, to pass as ``new InMemoryCache({possibleTypes})`` (urql graphcache: the same
+    mapping, or the introspected schema)."""
+    return json.dumps({"possibleTypes": possible_types(schema)}, indent=2) + "\n"
 
 
 # --- the types every declaration shares ---------------------------------------------------------------------------
@@ -92,13 +156,26 @@ class Node:
     id: strawberry.ID = strawberry.field(description="Opaque, and unique across all types.")
 
 
+def _start_cursor(root: PageInfo) -> str | None:
+    return root.page.members[0].cursor if root.page.members else None
+
+
 def _end_cursor(root: PageInfo) -> str | None:
     return root.page.end_cursor
 
 
-@strawberry.type(description="Where a page ends, and whether more follow.")
+@strawberry.type(description="Where a page starts and ends, and whether more members lie beyond it.")
 class PageInfo:
-    has_next_page: bool
+    has_previous_page: bool = strawberry.field(
+        description=(
+            "Whether the page was read after a cursor, so members came before it when the cursor was given out; "
+            "false for a page read from the start. Pages are read forwards only (first and after)."
+        )
+    )
+    has_next_page: bool = strawberry.field(description="Whether members follow this page: read on with endCursor.")
+    start_cursor: str | None = strawberry.field(
+        resolver=_start_cursor, description="The cursor of the first edge; null on an empty page."
+    )
     end_cursor: str | None = strawberry.field(
         resolver=_end_cursor, description="The cursor of the last edge, to pass as after; null on an empty page."
     )
@@ -115,19 +192,27 @@ class NotFoundError(MutationError):
     entity: str = strawberry.field(description="The kind of item that is missing, e.g. Workspace.")
 
 
-@strawberry.enum
+@strawberry.enum(description="Why a mutation found the table in a state it could not apply to.")
 class ConflictReason(Enum):
-    ALREADY_EXISTS = "ALREADY_EXISTS"
-    VERSION_MISMATCH = "VERSION_MISMATCH"
-    HAS_CHILDREN = "HAS_CHILDREN"
-    NOT_COUNTED = "NOT_COUNTED"
-    TOKEN_REUSED = "TOKEN_REUSED"
-    CHANGED = "CHANGED"
+    ALREADY_EXISTS = strawberry.enum_value("ALREADY_EXISTS", description="A create found the item there already.")
+    VERSION_MISMATCH = strawberry.enum_value(
+        "VERSION_MISMATCH", description="The item is no longer at expectedVersion: someone changed it since."
+    )
+    HAS_CHILDREN = strawberry.enum_value(
+        "HAS_CHILDREN", description="A delete without cascade found members under the item."
+    )
+    NOT_COUNTED = strawberry.enum_value(
+        "NOT_COUNTED", description="A parent's counter is missing (written by another tool): run tablegraph recount."
+    )
+    TOKEN_REUSED = strawberry.enum_value(
+        "TOKEN_REUSED", description="The clientToken was used before with other arguments."
+    )
+    CHANGED = strawberry.enum_value("CHANGED", description="The item changed while the mutation ran; read it again.")
 
 
 @strawberry.type(description="The table is not in the state the mutation needs; nothing was changed.")
 class ConflictError(MutationError):
-    reason: ConflictReason
+    reason: ConflictReason = strawberry.field(description="What kind of conflict it is.")
     current_version: int | None = strawberry.field(
         description="The item's version now, when it exists: read it again, or retry with this expectedVersion."
     )
@@ -141,12 +226,12 @@ class ValidationFailedError(MutationError):
 @strawberry.type(description="How many items of one type a delete removed.")
 class DeletedItems:
     type: str = strawberry.field(description="The entity, e.g. Project.")
-    count: int
+    count: int = strawberry.field(description="How many items of the type were removed.")
 
 
 @strawberry.type(description="What a delete removed: the item, and with cascade its members, by type.")
 class Deleted:
-    items: list[DeletedItems]
+    items: list[DeletedItems] = strawberry.field(description="One entry per type that lost items, by type name.")
 
 
 class UnreadableItem(GatewayError):
@@ -176,6 +261,10 @@ DeleteResult = Annotated[
     Deleted | NotFoundError | ConflictError | ValidationFailedError,
     strawberry.union("DeleteResult", description="What was deleted, or why nothing was."),
 ]
+
+
+def _page_info(page: Page, after: str | None) -> PageInfo:
+    return PageInfo(has_previous_page=after is not None, has_next_page=page.has_next, page=page)
 
 
 class _Unread:
@@ -263,13 +352,42 @@ def _id_argument(name: str, description: str) -> Any:
 class _Builder:
     """Creates every class first and decorates them once all exist, so types may refer to each other in cycles."""
 
-    def __init__(self, declaration: Declaration) -> None:
+    def __init__(self, declaration: Declaration, default_page_size: int) -> None:
         self.declaration = declaration
+        self.default_page_size = default_page_size
         self.model = declaration.model
         self.entities = [entity for entity in self.model.entities if not entity.internal]
         self.types: dict[str, Any] = {entity.name: _new_class(entity.name, Node) for entity in self.entities}
         self.makers: dict[str, _Make] = {}
         self.pending: list[tuple[Any, str | None]] = []
+        self.enums: dict[tuple[str, str], Any] = {}
+        self.enum_fields: dict[str, list[tuple[str, Any]]] = {}
+
+    def _type_of(self, entity: Entity, name: str, spec: Attribute) -> Any:
+        """The GraphQL type of an attribute's value: its enum when it declares one, else its type's scalar."""
+        if spec.enum is None:
+            return _SCALARS[spec.type]
+        key = (entity.name, name)
+        if key not in self.enums:
+            type_name = entity.name + _upper_first(graphql_name(name))
+            members = [
+                (value, strawberry.enum_value(value, description=text or f"Stored as {value!r}."))
+                for value, text in spec.choices.items()
+            ]
+            description = f"The values {entity.name}.{graphql_name(name)} may hold; they are stored as written."
+            values: Any = Enum(type_name, members)  # type: ignore[misc]  # the functional API: the names are data
+            self.enums[key] = strawberry.enum(values, description=description)
+            self.enum_fields.setdefault(entity.name, []).append((name, self.enums[key]))
+        return self.enums[key]
+
+    def _values(self, entity: Entity, names: Sequence[str], item: Item) -> dict[str, Any]:
+        """The plain values of ``item`` as GraphQL serves them: enum attributes as their enum's members."""
+        values = attribute_values(entity, item)
+        out = {name: values[name] for name in names}
+        for name, enum in self.enum_fields.get(entity.name, ()):
+            if out.get(name) is not None:
+                out[name] = enum(out[name])
+        return _served(out, item)
 
     def schema(self) -> GatewaySchema:
         for entity in self.entities:
@@ -285,6 +403,7 @@ class _Builder:
             mutation=mutation,
             types=list(self.types.values()),
             extensions=[ErrorPolicy, Limits, Accounting],
+            config=StrawberryConfig(scalar_map={Date: DATE_SCALAR}),
         )
 
     def _served(self, entity: Entity) -> bool:
@@ -298,7 +417,7 @@ class _Builder:
         for name in entity.key_fields:
             fields.plain(name, strawberry.ID, f"From the {entity.name}'s own key.")
         for name, spec in _plain_attributes(entity):
-            fields.plain(name, _SCALARS[spec.type] | None, _describe(entity, name, spec))
+            fields.plain(name, self._type_of(entity, name, spec) | None, _describe(entity, name, spec))
         fields.plain("version", int, VERSION)
         for collection in self.model.collections:
             ends = (collection.member, collection.target or collection.member)
@@ -317,8 +436,7 @@ class _Builder:
         plain = [name for name, _ in _plain_attributes(entity)]
 
         def make(ids: dict[str, str], item: Item) -> Any:
-            values = attribute_values(entity, item)
-            fields = _served({name: values[name] for name in plain}, item)
+            fields = self._values(entity, plain, item)
             for key in keys:
                 fields[key] = ids[key]
             return cls(id=global_ids.encode(entity, ids), version=_version(entity, item), _ids=ids, **fields)
@@ -354,28 +472,29 @@ class _Builder:
     def _collection_field(self, fields: _Fields, collection: Collection) -> None:
         prefix = collection.parent.name + _upper_first(collection.field)
         target = collection.target
+        size = self.default_page_size
         if target is None:
             connection, connect = self._plain_connection(collection, prefix)
 
-            async def resolve(root: Any, info: Info, first: First = None, after: After = None) -> Any:
+            async def resolve(root: Any, info: Info, first: First = size, after: After = None) -> Any:
                 page = await info.context.reader.page(collection, root._ids, first, after)
-                return connect(page, root._ids)
+                return connect(page, root._ids, after)
 
         else:
             connection, connect_edges = self._edge_connection(collection, target, prefix)
 
-            async def resolve(root: Any, info: Info, first: First = None, after: After = None) -> Any:
+            async def resolve(root: Any, info: Info, first: First = size, after: After = None) -> Any:
                 page = await info.context.reader.page(collection, root._ids, first, after)
                 # Read here, the targets are plain values to the edges rather than a resolver each awaiting its own
                 # read (a quarter of the CPU of a 100-edge page); one BatchGetItem either way.
                 nodes = await self._read_many(info, target, page.members) if _selects_nodes(info) else None
-                return connect_edges(page, root._ids, nodes)
+                return connect_edges(page, root._ids, nodes, after)
 
         fields.resolved(collection.field, connection, resolve, collection.description)
 
     def _plain_connection(
         self, collection: Collection, prefix: str
-    ) -> tuple[Any, Callable[[Page, dict[str, str]], Any]]:
+    ) -> tuple[Any, Callable[[Page, dict[str, str], str | None], Any]]:
         member = collection.member
         edge = _new_class(prefix + "Edge")
         edge_fields = _Fields(edge.__name__)
@@ -385,13 +504,13 @@ class _Builder:
         self.pending.append((edge_fields.apply(edge), f"One {member.name} of {collection.name}."))
         connection = self._connection_class(collection, prefix, edge, self.types[member.name], None)
 
-        def connect(page: Page, parent_ids: dict[str, str]) -> Any:
+        def connect(page: Page, parent_ids: dict[str, str], after: str | None) -> Any:
             make = self.makers[member.name]
             nodes = [make(one.ids, one.item) for one in page.members]
             return connection(
                 edges=[edge(_member=one, node=node) for one, node in zip(page.members, nodes, strict=True)],
                 nodes=nodes,
-                pageInfo=PageInfo(has_next_page=page.has_next, page=page),
+                pageInfo=_page_info(page, after),
                 _parent_ids=parent_ids,
             )
 
@@ -399,7 +518,7 @@ class _Builder:
 
     def _edge_connection(
         self, collection: Collection, target: Entity, prefix: str
-    ) -> tuple[Any, Callable[[Page, dict[str, str], list[Any] | None], Any]]:
+    ) -> tuple[Any, Callable[[Page, dict[str, str], list[Any] | None, str | None], Any]]:
         member = collection.member
         plain = [name for name, _ in _plain_attributes(member)]
 
@@ -421,7 +540,7 @@ class _Builder:
         description = f"The {target.name}; null if the {member.name} points at one that no longer exists."
         edge_fields.resolved("node", node, read_node, description)
         for name, spec in _plain_attributes(member):
-            edge_fields.plain(name, _SCALARS[spec.type] | None, _describe(member, name, spec))
+            edge_fields.plain(name, self._type_of(member, name, spec) | None, _describe(member, name, spec))
         verbs = _verbs(member)
         edge_fields.plain("version", int, f"The {member.name}'s version, for {verbs['update']} and {verbs['delete']}.")
         edge_fields.private("_member")
@@ -430,16 +549,13 @@ class _Builder:
         self.pending.append((edge_fields.apply(edge), description))
         connection = self._connection_class(collection, prefix, edge, node, read_nodes)
 
-        def connect(page: Page, parent_ids: dict[str, str], nodes: list[Any] | None) -> Any:
+        def connect(page: Page, parent_ids: dict[str, str], nodes: list[Any] | None, after: str | None) -> Any:
             found: list[Any] = [_UNREAD] * len(page.members) if nodes is None else nodes
             edges = []
             for one, node in zip(page.members, found, strict=True):
-                values = attribute_values(member, one.item)
-                data = _served({name: values[name] for name in plain}, one.item)
+                data = self._values(member, plain, one.item)
                 edges.append(edge(_member=one, _node=node, version=_version(member, one.item), **data))
-            return connection(
-                edges=edges, pageInfo=PageInfo(has_next_page=page.has_next, page=page), _parent_ids=parent_ids
-            )
+            return connection(edges=edges, pageInfo=_page_info(page, after), _parent_ids=parent_ids)
 
         return connection, connect
 
@@ -612,11 +728,12 @@ class _Builder:
         for name in given:
             fields.plain(name, strawberry.ID, f"Part of the new {entity.name}'s key.")
         for name, spec in _input_attributes(entity):
-            python = _SCALARS[spec.type]
+            python = self._type_of(entity, name, spec)
+            default = spec.default if spec.enum is None or spec.default is None else python(spec.default)
             if spec.required:
                 fields.plain(name, python, _describe(entity, name, spec))
             else:
-                fields.plain(name, python | None, _describe(entity, name, spec), default=spec.default)
+                fields.plain(name, python | None, _describe(entity, name, spec), default=default)
         minted = f"; its {entity.mint} is minted" if entity.mint is not None else ""
         input_type = _input(fields, f"The new {entity.name}'s ids and attributes{minted}.")
 
@@ -640,7 +757,7 @@ class _Builder:
         for name, spec in _input_attributes(entity):
             keep = UNCHANGED if spec.required else KEEP
             description = f"{_describe(entity, name, spec)} {keep}"
-            fields.plain(name, _SCALARS[spec.type] | None, description, default=strawberry.UNSET)
+            fields.plain(name, self._type_of(entity, name, spec) | None, description, default=strawberry.UNSET)
         input_type = _input(fields, f"The changes to {_article(entity.name)} {entity.name}, at the version read last.")
 
         async def update(info: Info, data: Any, client_token: str | None) -> Any:
@@ -780,6 +897,10 @@ def _checked(name: str, spec: Attribute, value: Any) -> Any:
         if spec.required:
             raise BadUserInput(f"{name} may not be null", argument=name)
         return None
+    if isinstance(value, Enum):  # GraphQL refused anything outside the enum already
+        return value.value
+    if isinstance(value, date):  # the Date scalar refused anything that is not a date
+        return value.isoformat()
     if spec.type == "S" and (not value.strip() or len(value) > spec.max_length):
         raise BadUserInput(f"{name} must be 1 to {spec.max_length} characters, not blank", argument=name)
     if spec.type in ("INT", "N"):

@@ -7,8 +7,10 @@ mistaken for each other, fails at start-up rather than at query time.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import date
 from decimal import Decimal
 from functools import cached_property
 from typing import Any, Literal
@@ -18,8 +20,11 @@ from gateway.keys import Ids, KeyTemplate, head
 log = logging.getLogger(__name__)
 
 Item = dict[str, Any]
-AttributeType = Literal["S", "N", "INT", "BOOL", "L", "M"]
-"""DynamoDB's types, and INT: a number stored as N that is served as a GraphQL Int (32-bit, integral)."""
+AttributeType = Literal["S", "N", "INT", "BOOL", "L", "M", "DATE"]
+"""DynamoDB's types, INT: a number stored as N that is served as a GraphQL Int (32-bit, integral), and DATE: a
+calendar date stored as S ``YYYY-MM-DD`` that is served as the ``Date`` scalar."""
+
+_ENUM_VALUE = re.compile(r"[_A-Za-z][_0-9A-Za-z]*")
 
 _INT_RANGE = range(-(2**31), 2**31)
 MAX_TEXT = 1000
@@ -33,7 +38,15 @@ class Attribute:
     ``required``: a create must give it and an update may not remove it. ``default``: what a create stores when
     the input leaves it out. ``from_id``: a stored copy of an id field, written by creates and never an input.
     ``on_create`` ``"today"``: the UTC date of the create. ``writable`` False: kept by the gateway (counters).
-    ``minimum``/``maximum`` bound an INT; ``max_length`` bounds a text.
+    ``minimum``/``maximum`` bound an INT; ``max_length`` bounds a text. ``enum``: the closed set of values an S
+    attribute holds (a tuple, or a mapping of each value to its description), served as a GraphQL enum named after
+    the entity and the attribute (``ProjectStatus``) whose values are the stored strings themselves, so clients
+    send and receive what is stored; inputs outside the set are refused.
+
+    What is served is what is stored: a stored value that is absent, of another type, outside the enum or not a
+    date is served as null (and logged), never refused. So every attribute field is nullable in GraphQL, ``required``
+    ones too: ``required`` binds the gateway's own writes, not the items other tools wrote to the same table, and a
+    non-null field holding null would null its whole parent object.
     """
 
     type: AttributeType
@@ -46,6 +59,30 @@ class Attribute:
     minimum: int | None = None
     maximum: int | None = None
     max_length: int = MAX_TEXT
+    enum: tuple[str, ...] | Mapping[str, str] | None = None
+
+    def __post_init__(self) -> None:
+        if self.enum is None:
+            return
+        if self.type != "S":
+            raise ValueError(f"an enum is stored as S, not {self.type}")
+        values = tuple(self.enum)
+        if not values or len(set(values)) != len(values):
+            raise ValueError(f"an enum has distinct values: {values!r}")
+        for value in values:
+            if not _ENUM_VALUE.fullmatch(value) or value in ("true", "false", "null"):
+                raise ValueError(f"{value!r} cannot be a GraphQL enum value")
+        if self.default is not None and self.default not in values:
+            raise ValueError(f"the default {self.default!r} is not one of {values!r}")
+
+    @cached_property
+    def choices(self) -> dict[str, str | None]:
+        """The enum's values with their descriptions (None where the declaration gives none); empty: no enum."""
+        if self.enum is None:
+            return {}
+        if isinstance(self.enum, Mapping):
+            return dict(self.enum)
+        return dict.fromkeys(self.enum)
 
     @property
     def is_input(self) -> bool:
@@ -443,6 +480,9 @@ def attribute_values(entity: Entity, item: Item) -> dict[str, Any]:
                 "%s.%s holds a %s where %s was declared; served as null", entity.name, name, type(value).__name__, kind
             )
             value = None
+        elif spec.enum is not None and value is not None and value not in spec.choices:
+            log.warning("%s.%s holds %r, outside its enum; served as null", entity.name, name, value)
+            value = None
         if kind == "INT" and value is not None:
             value = int(value)
         elif kind == "N" and value is not None:
@@ -455,6 +495,8 @@ def _has_type(value: object, kind: AttributeType) -> bool:
     match kind:
         case "S":
             return isinstance(value, str)
+        case "DATE":
+            return isinstance(value, str) and parse_date(value) is not None
         case "N":
             return isinstance(value, Decimal)
         case "INT":
@@ -465,3 +507,13 @@ def _has_type(value: object, kind: AttributeType) -> bool:
             return isinstance(value, list)
         case "M":
             return isinstance(value, dict)
+
+
+def parse_date(text: str) -> date | None:
+    """The calendar date a DATE attribute stores as ``YYYY-MM-DD``; None for any other text."""
+    if len(text) != 10 or text[4] != "-" or text[7] != "-":
+        return None
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        return None

@@ -63,7 +63,15 @@ PROJECT = Entity(
     {None: KeyShape.of("WS#{workspaceId}", "PROJ#{projectId}")},
     {
         "title": _text(required=True),
-        "status": _text("Free text, e.g. active, paused, archived."),
+        "status": Attribute(
+            "S",
+            "Where the project stands.",
+            enum={
+                "active": "Being worked on.",
+                "paused": "On hold; it may resume.",
+                "archived": "Finished or abandoned; kept for the record.",
+            },
+        ),
         "createdBy": _text("Who created the project."),
     },
     description="A project of a workspace; its id sorts by creation time.",
@@ -100,7 +108,15 @@ TICKET = Entity(
         None: KeyShape.of("TICKET#{ticketId}", "TICKET#{ticketId}"),
         "GSI1": KeyShape.of("ORG#{orgName}#USER#{username}", "TICKET#{ticketId}"),
     },
-    {"title": _text(required=True), "status": _text("Free text, e.g. open or closed.", default="open")},
+    {
+        "title": _text(required=True),
+        "status": Attribute(
+            "S",
+            "Whether the ticket still needs work.",
+            default="open",
+            enum={"open": "Needs work.", "closed": "Resolved, or given up on."},
+        ),
+    },
     description="A user's ticket, readable by its id alone; its id sorts by creation time.",
     mint="ticketId",
 )
@@ -135,7 +151,7 @@ ENROLLMENT = Entity(
         "GSI1": KeyShape.of("CRS#{courseId}", "STU#{studentId}"),
     },
     {
-        "enrolledOn": Attribute("S", "The UTC date of the enrolment.", on_create="today"),
+        "enrolledOn": Attribute("DATE", "The UTC date of the enrolment.", on_create="today"),
         "grade": _text("The grade, once there is one."),
     },
     description="An enrolment: the edge between a student and a course, with its own data.",

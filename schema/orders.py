@@ -24,7 +24,12 @@ ORDER = Entity(
     {
         "user_id": Attribute("S", "The customer who placed the order."),
         "total": Attribute("N", "The amount charged, in the order's currency."),
-        "status": Attribute("S", "Free text, e.g. pending, paid, shipped.", default="pending"),
+        "status": Attribute(
+            "S",
+            "Where the order stands.",
+            default="pending",
+            enum={"pending": "Placed, not paid yet.", "paid": "Paid, not shipped yet.", "shipped": "On its way."},
+        ),
         "item_count": Attribute("INT", "How many items the order has, kept exact by the writes.", writable=False),
     },
     description="A customer's order: one partition holds it and its items.",
