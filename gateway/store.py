@@ -23,7 +23,7 @@ from aiobotocore.config import AioConfig
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 from botocore.exceptions import BotoCoreError, ClientError, EndpointConnectionError
 
-from gateway import accounting
+from gateway import accounting, observe
 from gateway.accounting import Ledger, next_round
 from gateway.config import Settings
 from gateway.errors import Conflict, GatewayError, Throttled, Unavailable
@@ -132,6 +132,7 @@ class Store:
         self.table = model.table
         self._decode = decode or _item
         client.meta.events.register("response-received.dynamodb", _note_attempt, unique_id="tablegraph-attempts")
+        observe.watch_client(client.meta.events)
 
     @classmethod
     @asynccontextmanager

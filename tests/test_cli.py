@@ -1,7 +1,8 @@
-"""The command line a new user types: serve on a managed engine, create-table, seed, export-schema."""
+"""The command line a new user types: its commands, its settings and help, and the errors it names."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -9,13 +10,15 @@ import subprocess
 import sys
 import time
 import uuid
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from gateway.cli import main
+from gateway.cli import EXIT_NO_TABLE, EXIT_PORT_IN_USE, EXIT_UNREACHABLE, EXIT_USAGE, main
+from gateway.config import describe
 
 ROOT = Path(__file__).parent.parent
 
@@ -27,13 +30,13 @@ def _free_port() -> int:
         return port
 
 
-def _wait_for_health(process: subprocess.Popen[str], port: int, accept: set[int]) -> int:
+def _wait_for_health(process: subprocess.Popen[str], port: int, accept: set[int], path: str = "/healthz") -> int:
     deadline = time.monotonic() + 90
     while True:
         assert process.poll() is None, process.stdout.read() if process.stdout else ""
         assert time.monotonic() < deadline, "the gateway did not answer its health check"
         try:
-            status = httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code
+            status = httpx.get(f"http://127.0.0.1:{port}{path}", timeout=2).status_code
             if status in accept:
                 return status
         except httpx.TransportError:
@@ -114,7 +117,7 @@ def test_serve_on_an_endpoint_leaves_a_missing_table_missing(endpoint: str, dyna
         text=True,
     )
     try:
-        status = _wait_for_health(process, port, accept={200, 503})
+        status = _wait_for_health(process, port, accept={200, 503}, path="/readyz")
     finally:
         process.send_signal(signal.SIGINT)
         output, _ = process.communicate(timeout=30)
@@ -123,8 +126,8 @@ def test_serve_on_an_endpoint_leaves_a_missing_table_missing(endpoint: str, dyna
 
 
 def test_commands_that_need_a_table_say_where_to_find_one(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["create-table"]) == 1
-    assert "--endpoint-url" in capsys.readouterr().err
+    assert main(["create-table"]) == EXIT_USAGE
+    assert "--endpoint-url" in _one_line_error(capsys.readouterr().err)
 
 
 def test_bad_settings_from_the_environment_are_reported(
@@ -133,3 +136,134 @@ def test_bad_settings_from_the_environment_are_reported(
     monkeypatch.setenv("TABLEGRAPH_PORT", "eighty")
     assert main(["export-schema"]) == 2
     assert "TABLEGRAPH_PORT" in capsys.readouterr().err
+
+
+def _shown(default: object) -> str:
+    if default is None or default == "":
+        return "none"
+    if isinstance(default, bool):
+        return "on" if default else "off"
+    return str(default)
+
+
+def _help(command: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """``tablegraph COMMAND --help`` as the text under each flag, on a terminal wide enough to wrap nothing."""
+    monkeypatch.setenv("COLUMNS", "1000")
+    with pytest.raises(SystemExit) as exit_:
+        main([command, "--help"])
+    assert exit_.value.code == 0
+    flags: dict[str, str] = {}
+    flag = ""
+    for line in capsys.readouterr().out.splitlines():
+        if line.strip().startswith("--"):
+            flag = line.split()[0].rstrip(",")
+            flags[flag] = line.strip()
+        elif flag and line.strip():
+            flags[flag] += " " + line.strip()
+        else:
+            flag = ""
+    return flags
+
+
+def test_version_names_the_installed_release(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["--version"])
+    assert exit_.value.code == 0
+    assert capsys.readouterr().out.strip() == f"tablegraph {version('tablegraph')}"
+
+
+def test_serve_help_lists_every_setting_with_its_variable_default_and_meaning(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    flags = _help("serve", capsys, monkeypatch)
+    for setting in describe():
+        line = flags["--" + setting.name.replace("_", "-")]
+        assert f"[TABLEGRAPH_{setting.name.upper()}; default: {_shown(setting.default)}]" in line
+        assert setting.doc.replace("``", "") in line
+    assert "--no-graphiql" in flags["--graphiql"]
+
+
+def test_table_commands_list_the_settings_that_reach_a_table(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for command in ("create-table", "seed", "recount"):
+        flags = _help(command, capsys, monkeypatch)
+        assert {"--endpoint-url", "--aws", "--table", "--model", "--region"} <= set(flags)
+        assert "--port" not in flags
+        assert "[TABLEGRAPH_REGION; default: us-east-1]" in flags["--region"]
+
+
+def test_a_flag_wins_over_its_environment_variable(
+    endpoint: str, dynamodb: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from_env, from_flag = f"env-{uuid.uuid4().hex[:6]}", f"flag-{uuid.uuid4().hex[:6]}"
+    monkeypatch.setenv("TABLEGRAPH_TABLE", from_env)
+    assert main(["create-table", "--endpoint-url", endpoint, "--table", from_flag]) == 0
+    tables = dynamodb.list_tables()["TableNames"]
+    dynamodb.delete_table(TableName=from_flag)
+    assert from_flag in tables
+    assert from_env not in tables
+
+
+def _one_line_error(err: str) -> str:
+    assert "Traceback" not in err
+    lines = [line for line in err.splitlines() if line.startswith("tablegraph:")]
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+def test_serve_on_a_busy_port_is_refused_before_the_table_is_made(
+    endpoint: str, dynamodb: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    table = f"busy-{uuid.uuid4().hex[:6]}"
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        code = main(["serve", "--demo", "--endpoint-url", endpoint, "--table", table, "--port", str(port)])
+    assert code == EXIT_PORT_IN_USE
+    assert f"127.0.0.1:{port}" in _one_line_error(capsys.readouterr().err)
+    assert table not in dynamodb.list_tables()["TableNames"]
+
+
+def test_recount_of_a_missing_table_names_it_where_it_looked_and_how_to_make_it(endpoint: str) -> None:
+    table = f"nosuch-{uuid.uuid4().hex[:6]}"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TABLEGRAPH_")}
+    result = subprocess.run(
+        [sys.executable, "-m", "gateway", "recount", "--endpoint-url", endpoint, "--table", table],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == EXIT_NO_TABLE, result.stderr
+    line = _one_line_error(result.stderr)
+    assert f"table '{table}' does not exist at {endpoint}" in line
+    assert f"tablegraph create-table --endpoint-url {endpoint} --table {table}" in line
+
+
+def test_aws_and_an_endpoint_together_are_refused(endpoint: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["create-table", "--aws", "--endpoint-url", endpoint]) == EXIT_USAGE
+    assert "--aws, --endpoint-url" in _one_line_error(capsys.readouterr().err)
+
+
+def test_an_endpoint_where_nothing_listens_is_named(capsys: pytest.CaptureFixture[str]) -> None:
+    nowhere = f"http://127.0.0.1:{_free_port()}"
+    for command in (["create-table"], ["seed"], ["recount"], ["serve", "--demo", "--port", str(_free_port())]):
+        assert main([*command, "--endpoint-url", nowhere]) == EXIT_UNREACHABLE
+        line = _one_line_error(capsys.readouterr().err)
+        assert f"DynamoDB at {nowhere} cannot be reached (connection refused)" in line
+
+
+def test_export_schema_writes_the_possible_types_and_the_served_page_size(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("TABLEGRAPH_DEFAULT_PAGE_SIZE", "7")
+    matcher = tmp_path / "possible-types.json"
+    assert main(["export-schema", "--possible-types", str(matcher)]) == 0
+    sdl = capsys.readouterr().out
+    assert "projects(" in sdl and "first: Int = 7" in sdl
+    possible = json.loads(matcher.read_text())["possibleTypes"]
+    assert "Workspace" in possible["Node"] and "Enrollment" in possible["Node"]
+    assert set(possible["MutationError"]) == {"NotFoundError", "ConflictError", "ValidationFailedError"}

@@ -46,7 +46,8 @@ def test_compose_runs_the_gateway_against_a_healthy_dynamodb_local(services: dic
     assert gateway["environment"]["TABLEGRAPH_ENDPOINT_URL"] == "http://dynamodb:8000"
     assert gateway["environment"]["TABLEGRAPH_DEMO"] == "1"
     assert {"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_DEFAULT_REGION"} <= set(gateway["environment"])
-    assert "/healthz" in " ".join(gateway["healthcheck"]["test"])
+    # Compose starts what depends on the gateway once it can serve: readiness, the table answering.
+    assert "/readyz" in " ".join(gateway["healthcheck"]["test"])
 
 
 def test_compose_publishes_only_the_gateway_and_only_on_loopback(services: dict[str, Any]) -> None:

