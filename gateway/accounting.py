@@ -82,3 +82,12 @@ class Ledger:
             "operations": dict(Counter(call.operation for call in self.calls)),
             "consumedCapacity": round(sum(call.capacity for call in self.calls), 3),
         }
+
+
+def capacity_units(consumed: Any) -> float:
+    """The capacity units a response's ``ConsumedCapacity`` reports: one entry, or one per table of a batch."""
+    if isinstance(consumed, list):
+        return float(sum(entry.get("CapacityUnits", 0) for entry in consumed))
+    if isinstance(consumed, dict):
+        return float(consumed.get("CapacityUnits", 0))
+    return 0.0

@@ -27,7 +27,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from gateway.accounting import Ledger
+from gateway.accounting import Ledger, capacity_units
 
 if TYPE_CHECKING:
     from botocore.hooks import BaseEventHooks
@@ -252,7 +252,7 @@ def _before_call(model: Any, context: dict[str, Any], **_: Any) -> None:
 
 def _after_call(http_response: Any, parsed: dict[str, Any], model: Any, context: dict[str, Any], **_: Any) -> None:
     operation_name = model.name
-    capacity = _capacity(parsed.get("ConsumedCapacity"))
+    capacity = capacity_units(parsed.get("ConsumedCapacity"))
     code = None
     if http_response.status_code >= 300:
         code = str(parsed.get("Error", {}).get("Code", "")) or f"HTTP{http_response.status_code}"
@@ -302,14 +302,6 @@ def _finish(operation_name: str, context: dict[str, Any], capacity: float, code:
             span.set_attribute("aws.dynamodb.error_code", code)
             span.set_status(Status(StatusCode.ERROR, code))
         span.end()
-
-
-def _capacity(consumed: Any) -> float:
-    if isinstance(consumed, list):
-        return float(sum(entry.get("CapacityUnits", 0) for entry in consumed))
-    if isinstance(consumed, dict):
-        return float(consumed.get("CapacityUnits", 0))
-    return 0.0
 
 
 # --- serving ----------------------------------------------------------------------------------------------------

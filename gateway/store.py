@@ -24,7 +24,7 @@ from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 from botocore.exceptions import BotoCoreError, ClientError, EndpointConnectionError
 
 from gateway import accounting, observe
-from gateway.accounting import Ledger, next_round
+from gateway.accounting import Ledger, capacity_units, next_round
 from gateway.config import Settings
 from gateway.errors import Conflict, GatewayError, Throttled, Unavailable
 from gateway.model import Item, Model
@@ -265,7 +265,7 @@ class Store:
                 raise _translate(error) from error
             finally:
                 _attempts.reset(noting)
-            ledger.record(operation, _capacity(response.get("ConsumedCapacity")))
+            ledger.record(operation, capacity_units(response.get("ConsumedCapacity")))
             attributes = response.get("Attributes")
             return _item(attributes) if attributes else None
         raise Throttled("the write kept conflicting with other transactions; try again shortly")
@@ -416,7 +416,7 @@ class Store:
         except GatewayError:
             ledger.record(operation, 0.0, round_)
             raise
-        return response, ledger.record(operation, _capacity(response.get("ConsumedCapacity")), round_)
+        return response, ledger.record(operation, capacity_units(response.get("ConsumedCapacity")), round_)
 
     async def _call(self, method: Any, **params: Any) -> Any:
         try:
@@ -505,14 +505,6 @@ def _code(error: ClientError) -> str:
 
 def _backoff(attempt: int) -> float:
     return random.uniform(0, min(1.0, 0.025 * 2**attempt))
-
-
-def _capacity(consumed: Any) -> float:
-    if isinstance(consumed, list):
-        return float(sum(entry.get("CapacityUnits", 0) for entry in consumed))
-    if isinstance(consumed, dict):
-        return float(consumed.get("CapacityUnits", 0))
-    return 0.0
 
 
 def _key_id(key: Key) -> tuple[tuple[str, str], ...]:
