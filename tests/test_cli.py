@@ -44,11 +44,43 @@ def _wait_for_health(process: subprocess.Popen[str], port: int, accept: set[int]
         time.sleep(0.3)
 
 
-def test_serve_demo_runs_on_a_managed_engine_and_stops_it_on_exit() -> None:
+DEMO_QUERIES = {
+    "the demo": (
+        [],
+        '{ organization(orgName: "acme") { orgName users(first: 2) { nodes { username } } } }',
+        {
+            "organization": {
+                "orgName": "acme",
+                "users": {"nodes": [{"username": "acme-user1"}, {"username": "acme-user2"}]},
+            }
+        },
+    ),
+    "the orders": (
+        ["--model", "schema.orders:ORDERS"],
+        '{ order(orderId: "xyz-789") { status items(first: 2) { totalCount nodes { itemId productId } } } }',
+        {
+            "order": {
+                "status": "pending",
+                "items": {
+                    "totalCount": 2,
+                    "nodes": [
+                        {"itemId": "item-002", "productId": "prod-789"},
+                        {"itemId": "item-001", "productId": "prod-456"},
+                    ],
+                },
+            }
+        },
+    ),
+}
+
+
+@pytest.mark.parametrize("design", DEMO_QUERIES)
+def test_serve_demo_runs_on_a_managed_engine_and_stops_it_on_exit(design: str) -> None:
+    arguments, query, expected = DEMO_QUERIES[design]
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("TABLEGRAPH_")}
     process = subprocess.Popen(
-        [sys.executable, "-m", "gateway", "serve", "--demo", "--port", str(port)],
+        [sys.executable, "-m", "gateway", "serve", "--demo", "--port", str(port), *arguments],
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,
@@ -58,15 +90,8 @@ def test_serve_demo_runs_on_a_managed_engine_and_stops_it_on_exit() -> None:
     )
     try:
         _wait_for_health(process, port, accept={200})
-        body = httpx.post(
-            f"http://127.0.0.1:{port}/graphql",
-            json={"query": '{ organization(orgName: "acme") { orgName users(first: 2) { nodes { username } } } }'},
-            timeout=10,
-        ).json()
-        assert body["data"]["organization"]["users"]["nodes"] == [
-            {"username": "acme-user1"},
-            {"username": "acme-user2"},
-        ]
+        body = httpx.post(f"http://127.0.0.1:{port}/graphql", json={"query": query}, timeout=10).json()
+        assert body["data"] == expected
     finally:
         process.send_signal(signal.SIGINT)
         output, _ = process.communicate(timeout=30)
