@@ -743,9 +743,7 @@ class _Builder:
                 ids[entity.mint] = writes.mint_id()
             attributes = {**_inputs(entity, data), **_on_create(entity, ids)}
             token = _token(info, client_token, data)
-            item = info.context.reader.screen(await self._writer(info).create(entity, ids, attributes, token))
-            await info.context.reader.expand(entity, item, info)
-            return self._result(entity, item)
+            return await self._written(info, entity, await self._writer(info).create(entity, ids, attributes, token))
 
         return _mutation_resolver(create, input_type, f"The {entity.name} to create.")
 
@@ -765,9 +763,9 @@ class _Builder:
             changes = _inputs(entity, data)
             version = _expected_version(data.expectedVersion) or 0
             token = _token(info, client_token, data)
-            item = info.context.reader.screen(await self._writer(info).update(entity, ids, changes, version, token))
-            await info.context.reader.expand(entity, item, info)
-            return self._result(entity, item)
+            return await self._written(
+                info, entity, await self._writer(info).update(entity, ids, changes, version, token)
+            )
 
         return _mutation_resolver(update, input_type, f"The {entity.name} to change, and how.")
 
@@ -790,6 +788,12 @@ class _Builder:
             return Deleted(items=[DeletedItems(type=name, count=count) for name, count in sorted(counts.items())])
 
         return _mutation_resolver(delete, input_type, f"The {entity.name} to delete.")
+
+    async def _written(self, info: Info, entity: Entity, item: Item) -> Any:
+        """A create's or update's answer: the item written, with what its selection reads read ahead."""
+        item = info.context.reader.screen(item)
+        await info.context.reader.expand(entity, item, info)
+        return self._result(entity, item)
 
     def _writer(self, info: Info) -> Writer:
         # Mutations run one after another: what an earlier one (or the request's reads) left cached is stale now.
