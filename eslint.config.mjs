@@ -26,8 +26,8 @@ export default [
       '@graphql-eslint/no-typename-prefix': 'off',
       // Only entities (Node) have identity; connections, edges, PageInfo, mutation errors and deletion results are values without an id.
       '@graphql-eslint/strict-id-in-types': ['error', { exceptions: { suffixes: ['Connection', 'Edge', 'Error'], types: ['PageInfo', 'Deleted', 'DeletedItems'] } }],
-      // Pages are read forwards only (README, GraphQL conventions): first/after, no last/before, until the gateway pages backwards (issue 14).
-      '@graphql-eslint/relay-arguments': ['error', { includeBoth: false }],
+      // Every connection pages both ways: first/after and last/before.
+      '@graphql-eslint/relay-arguments': ['error', { includeBoth: true }],
       // Lists of non-edge types are deliberate: a connection's `nodes` shortcut, node(s)(ids:), batch root fields, DeletedItems.
       '@graphql-eslint/relay-edge-types': ['error', { listTypeCanWrapOnlyEdgeType: false }],
     },

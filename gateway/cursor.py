@@ -47,12 +47,12 @@ class CursorCodec:
         sealed = self._aead.encrypt(packed, [associated])
         return base64.urlsafe_b64encode(sealed).rstrip(b"=").decode()
 
-    def decode(self, binding: str, cursor: str, names: Sequence[str]) -> dict[str, str]:
+    def decode(self, binding: str, cursor: str, names: Sequence[str], argument: str = "after") -> dict[str, str]:
         """The position in ``cursor``, by the attribute ``names`` it was made of; refuses a cursor altered, cut,
-        made with another secret, or issued by another field or parent."""
+        made with another secret, or issued by another field or parent (an error on ``argument``)."""
         values = self._open(binding, cursor)
         if values is None or len(values) != len(names):
-            raise BadUserInput("the cursor is not valid for this field", argument="after")
+            raise BadUserInput("the cursor is not valid for this field", argument=argument)
         return dict(zip(names, values, strict=True))
 
     def _open(self, binding: str, cursor: str) -> list[str] | None:

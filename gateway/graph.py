@@ -42,7 +42,7 @@ from gateway.model import (
     graphql_name,
     parse_date,
 )
-from gateway.plan import MAX_BATCH_IDS, batch_ids
+from gateway.plan import MAX_BATCH_IDS, Window, batch_ids
 from gateway.wire import Unreadable
 from gateway.writer import Token, Writer
 
@@ -89,7 +89,7 @@ OPTIONAL_VERSION = "When given, delete only if the item is still at this version
 CASCADE = "Also delete the members (and their members), in bounded batches; without it, a parent with members stays."
 KEEP = "Omitted: unchanged; null: removed."
 UNCHANGED = "Omitted: unchanged."
-CURSOR = "Where this edge is: pass it as after to read on from it."
+CURSOR = "Where this edge is: pass it as after to read on from it, or as before to read back from it."
 TOKEN = (
     "Makes the mutation idempotent for 24 hours: sent again with the same token and arguments, it is applied once "
     "and answers as the first time did; the same token with other arguments is a TOKEN_REUSED conflict."
@@ -98,12 +98,30 @@ TOKEN = (
 First = Annotated[
     int | None,
     strawberry.argument(
-        description="How many to return, from 1 to the page limit; null: the server's default page size."
+        description=(
+            "How many to return from the start (or after `after`), from 1 to the page limit; null: the server's "
+            "default page size. Leave it out when paging backwards with last or before."
+        )
     ),
 ]
 After = Annotated[
     str | None,
     strawberry.argument(description="Resume after this cursor, taken from this same field of this same parent."),
+]
+Last = Annotated[
+    int | None,
+    strawberry.argument(
+        description=(
+            "How many to return from the end (or before `before`), from 1 to the page limit; null with before: "
+            "the server's default page size. Members come in the same order as forwards. Not with first or after."
+        )
+    ),
+]
+Before = Annotated[
+    str | None,
+    strawberry.argument(
+        description="Read back from this cursor, taken from this same field of this same parent. Not with after."
+    ),
 ]
 ClientToken = Annotated[str | None, strawberry.argument(description=TOKEN, name="clientToken")]
 
@@ -168,13 +186,21 @@ def _end_cursor(root: PageInfo) -> str | None:
 class PageInfo:
     has_previous_page: bool = strawberry.field(
         description=(
-            "Whether the page was read after a cursor, so members came before it when the cursor was given out; "
-            "false for a page read from the start. Pages are read forwards only (first and after)."
+            "Read backwards (last): whether members precede this page, to read back with startCursor as before. "
+            "Read forwards: whether the page was read after a cursor, so members came before it when the cursor "
+            "was given out (false for a page read from the start)."
         )
     )
-    has_next_page: bool = strawberry.field(description="Whether members follow this page: read on with endCursor.")
+    has_next_page: bool = strawberry.field(
+        description=(
+            "Read forwards (first): whether members follow this page, to read on with endCursor as after. Read "
+            "backwards: whether the page was read before a cursor, so members came after it when the cursor was "
+            "given out (false for a page read from the end)."
+        )
+    )
     start_cursor: str | None = strawberry.field(
-        resolver=_start_cursor, description="The cursor of the first edge; null on an empty page."
+        resolver=_start_cursor,
+        description="The cursor of the first edge, to pass as before; null on an empty page.",
     )
     end_cursor: str | None = strawberry.field(
         resolver=_end_cursor, description="The cursor of the last edge, to pass as after; null on an empty page."
@@ -263,8 +289,8 @@ DeleteResult = Annotated[
 ]
 
 
-def _page_info(page: Page, after: str | None) -> PageInfo:
-    return PageInfo(has_previous_page=after is not None, has_next_page=page.has_next, page=page)
+def _page_info(page: Page) -> PageInfo:
+    return PageInfo(has_previous_page=page.has_previous, has_next_page=page.has_next, page=page)
 
 
 class _Unread:
@@ -476,25 +502,34 @@ class _Builder:
         if target is None:
             connection, connect = self._plain_connection(collection, prefix)
 
-            async def resolve(root: Any, info: Info, first: First = size, after: After = None) -> Any:
-                page = await info.context.reader.page(collection, root._ids, first, after)
-                return connect(page, root._ids, after)
+            async def answer(page: Page, root: Any, info: Info) -> Any:
+                return connect(page, root._ids)
 
         else:
             connection, connect_edges = self._edge_connection(collection, target, prefix)
 
-            async def resolve(root: Any, info: Info, first: First = size, after: After = None) -> Any:
-                page = await info.context.reader.page(collection, root._ids, first, after)
+            async def answer(page: Page, root: Any, info: Info) -> Any:
                 # Read here, the targets are plain values to the edges rather than a resolver each awaiting its own
                 # read (a quarter of the CPU of a 100-edge page); one BatchGetItem either way.
                 nodes = await self._read_many(info, target, page.members) if _selects_nodes(info) else None
-                return connect_edges(page, root._ids, nodes, after)
+                return connect_edges(page, root._ids, nodes)
+
+        async def resolve(
+            root: Any,
+            info: Info,
+            first: First = size,
+            after: After = None,
+            last: Last = None,
+            before: Before = None,
+        ) -> Any:
+            window = _window(info, first=first, after=after, last=last, before=before)
+            return await answer(await info.context.reader.page(collection, root._ids, window), root, info)
 
         fields.resolved(collection.field, connection, resolve, collection.description)
 
     def _plain_connection(
         self, collection: Collection, prefix: str
-    ) -> tuple[Any, Callable[[Page, dict[str, str], str | None], Any]]:
+    ) -> tuple[Any, Callable[[Page, dict[str, str]], Any]]:
         member = collection.member
         edge = _new_class(prefix + "Edge")
         edge_fields = _Fields(edge.__name__)
@@ -504,13 +539,13 @@ class _Builder:
         self.pending.append((edge_fields.apply(edge), f"One {member.name} of {collection.name}."))
         connection = self._connection_class(collection, prefix, edge, self.types[member.name], None)
 
-        def connect(page: Page, parent_ids: dict[str, str], after: str | None) -> Any:
+        def connect(page: Page, parent_ids: dict[str, str]) -> Any:
             make = self.makers[member.name]
             nodes = [make(one.ids, one.item) for one in page.members]
             return connection(
                 edges=[edge(_member=one, node=node) for one, node in zip(page.members, nodes, strict=True)],
                 nodes=nodes,
-                pageInfo=_page_info(page, after),
+                pageInfo=_page_info(page),
                 _parent_ids=parent_ids,
             )
 
@@ -518,7 +553,7 @@ class _Builder:
 
     def _edge_connection(
         self, collection: Collection, target: Entity, prefix: str
-    ) -> tuple[Any, Callable[[Page, dict[str, str], list[Any] | None, str | None], Any]]:
+    ) -> tuple[Any, Callable[[Page, dict[str, str], list[Any] | None], Any]]:
         member = collection.member
         plain = [name for name, _ in _plain_attributes(member)]
 
@@ -549,13 +584,13 @@ class _Builder:
         self.pending.append((edge_fields.apply(edge), description))
         connection = self._connection_class(collection, prefix, edge, node, read_nodes)
 
-        def connect(page: Page, parent_ids: dict[str, str], nodes: list[Any] | None, after: str | None) -> Any:
+        def connect(page: Page, parent_ids: dict[str, str], nodes: list[Any] | None) -> Any:
             found: list[Any] = [_UNREAD] * len(page.members) if nodes is None else nodes
             edges = []
             for one, node in zip(page.members, found, strict=True):
                 data = self._values(member, plain, one.item)
                 edges.append(edge(_member=one, _node=node, version=_version(member, one.item), **data))
-            return connection(edges=edges, pageInfo=_page_info(page, after), _parent_ids=parent_ids)
+            return connection(edges=edges, pageInfo=_page_info(page), _parent_ids=parent_ids)
 
         return connection, connect
 
@@ -830,6 +865,17 @@ def _version(entity: Entity, item: Item) -> int:
     if value is not None:
         log.warning("%s.version holds a %s; served as 0", entity.name, type(value).__name__)
     return 0
+
+
+def _window(info: Info, **args: Any) -> Window:
+    """The page a connection's arguments ask for; ``first`` counts as set only when the operation sets it, not by
+    its default."""
+    raw = info._raw_info
+    first_given = args["first"] is not None and "first" in selection.given(
+        raw.field_nodes[0], selection.Scope.of(raw).variables
+    )
+    window: Window = info.context.reader.window(args, first_given)
+    return window
 
 
 def _selects_nodes(info: Info) -> bool:

@@ -36,6 +36,7 @@ from graphql import (
 )
 from graphql.execution.values import VariableValues, get_variable_values
 
+from gateway import plan
 from gateway.config import Settings
 from gateway.errors import Forbidden, GatewayError
 from gateway.guard import Guard
@@ -383,10 +384,10 @@ class _WorstCase:
         for entity, ids in keys:
             self._item(entity, ids)
 
-    async def page(self, collection: Collection, parent_ids: Ids, size: int, after: str | None) -> _Page:
+    async def page(self, collection: Collection, parent_ids: Ids, window: plan.Window) -> _Page:
         shape = collection.member.keys[collection.index].fields
         members = []
-        for _ in range(size):
+        for _ in range(window.size):
             ids = {
                 name: parent_ids[name] if name in shape and name in parent_ids else self._new()
                 for name in collection.member.all_id_fields
@@ -396,7 +397,7 @@ class _WorstCase:
 
     async def parent_and_page(self, entity: Entity, ids: Ids, collection: Collection, size: int) -> _Page:
         self._item(entity, ids)
-        return await self.page(collection, ids, size, None)
+        return await self.page(collection, ids, plan.Window(size))
 
     async def gather(self, work: list[Coroutine[Any, Any, None]]) -> None:
         try:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Coroutine, Sequence
+from collections.abc import Coroutine, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any
@@ -30,7 +30,7 @@ log = logging.getLogger(__name__)
 _FOLLOW_UP = 100
 
 _ItemKey = tuple[str, str]
-_PageKey = tuple[str, int, str | None]
+_PageKey = tuple[str, plan.Window]
 _Read = tuple[Item, tuple[Entity, dict[str, str]] | None]
 """An item as read, with the entity and ids it was recognised as (None for an unknown shape)."""
 
@@ -52,7 +52,9 @@ class Member:
 @dataclass(frozen=True)
 class Page:
     members: list[Member]
+    """In the collection's order, whichever way the page was read."""
     has_next: bool
+    has_previous: bool
     round: int
     """The round of the Query that answered; what is read for these members comes after it."""
 
@@ -188,25 +190,26 @@ class Reader:
 
     # --- pages ----------------------------------------------------------------------------------------------
 
-    async def page(self, collection: Collection, parent_ids: Ids, first: int | None, after: str | None) -> Page:
+    def window(self, args: Mapping[str, Any], first_given: bool) -> plan.Window:
+        """The page a connection's arguments ask for, with this gateway's page sizes."""
+        return plan.window(args, first_given, self._settings.default_page_size, self._settings.max_page_size)
+
+    async def page(self, collection: Collection, parent_ids: Ids, window: plan.Window) -> Page:
         """A page of ``collection``; the same page asked for twice in one request is read once."""
-        page = await self._page(collection, parent_ids, first, after)
+        self.guard.check_query(collection, parent_ids)
+        key = self._page_key(collection, parent_ids, window)
+        if key not in self._pages:
+            self._pages[key] = _detach(asyncio.ensure_future(self._read_page(collection, parent_ids, window)))
+        page = await self._pages[key]
         reached(page.round)
         return page
 
-    def _page(self, collection: Collection, parent_ids: Ids, first: int | None, after: str | None) -> Awaitable[Page]:
-        self.guard.check_query(collection, parent_ids)
-        size = plan.page_size(first, self._settings.default_page_size, self._settings.max_page_size)
-        key = self._page_key(collection, parent_ids, size, after)
-        if key not in self._pages:
-            self._pages[key] = _detach(asyncio.ensure_future(self._read_page(collection, parent_ids, size, after)))
-        return self._pages[key]
-
-    async def _read_page(self, collection: Collection, parent_ids: Ids, size: int, after: str | None) -> Page:
-        start_key = self._decode_cursor(collection, parent_ids, after) if after is not None else None
-        request = plan.members_query(self.model, collection, parent_ids, size, start_key)
-        read, _ = await self._query_members(collection, request, size)
-        return self._make_page(collection, parent_ids, read, size, current_round())
+    async def _read_page(self, collection: Collection, parent_ids: Ids, window: plan.Window) -> Page:
+        cursor = window.cursor
+        start_key = self._decode_cursor(collection, parent_ids, cursor, window.argument) if cursor is not None else None
+        request = plan.members_query(self.model, collection, parent_ids, window.size, start_key, window.backward)
+        read, _ = await self._query_members(collection, request, window.size)
+        return self._make_page(collection, parent_ids, read, window, current_round())
 
     async def _query_members(
         self, collection: Collection, request: QueryRequest, size: int
@@ -235,7 +238,9 @@ class Reader:
         item is of unknown shape."""
         return item.invalid.isdisjoint(self._key_attributes)
 
-    def _make_page(self, collection: Collection, parent_ids: Ids, read: list[_Read], size: int, round_: int) -> Page:
+    def _make_page(
+        self, collection: Collection, parent_ids: Ids, read: list[_Read], window: plan.Window, round_: int
+    ) -> Page:
         binding = plan.binding(collection, parent_ids)
         fields = self.model.position_fields(collection)
         table = self.model.index(None)
@@ -249,13 +254,19 @@ class Reader:
             # A member read here is served again from the cache if a link points back at it. Its key is the
             # one it was recognised by, so it is taken from the item rather than formatted again.
             self._prime((item[table.pk], item[table.sk]), item, round_)
-        return Page(members[:size], has_next=len(members) > size, round=round_)
+        more = len(members) > window.size
+        cursor_given = window.cursor is not None
+        if window.backward:
+            # Read from the end: the members nearest the cursor came first.
+            return Page(members[window.size - 1 :: -1], has_next=cursor_given, has_previous=more, round=round_)
+        return Page(members[: window.size], has_next=more, has_previous=cursor_given, round=round_)
 
-    def _decode_cursor(self, collection: Collection, parent_ids: Ids, after: str) -> Key:
-        return self._codec.decode(plan.binding(collection, parent_ids), after, self.model.position_fields(collection))
+    def _decode_cursor(self, collection: Collection, parent_ids: Ids, cursor: str, argument: str) -> Key:
+        binding = plan.binding(collection, parent_ids)
+        return self._codec.decode(binding, cursor, self.model.position_fields(collection), argument)
 
-    def _page_key(self, collection: Collection, parent_ids: Ids, size: int, after: str | None) -> _PageKey:
-        return plan.binding(collection, parent_ids), size, after
+    def _page_key(self, collection: Collection, parent_ids: Ids, window: plan.Window) -> _PageKey:
+        return plan.binding(collection, parent_ids), window
 
     # --- the walk ----------------------------------------------------------------------------------------------
 
@@ -324,7 +335,7 @@ class Reader:
 
     async def parent_and_page(self, entity: Entity, ids: Ids, collection: Collection, size: int) -> Page:
         await self._parent_with_page(entity, ids, collection, size)
-        return await self._pages[self._page_key(collection, ids, size, None)]
+        return await self._pages[self._page_key(collection, ids, plan.Window(size))]
 
     async def gather(self, work: list[Coroutine[Any, Any, None]]) -> None:
         await accounting.gather(*work)
@@ -334,7 +345,7 @@ class Reader:
         request = plan.parent_and_members_query(self.model, collection, ids, size)
         loop = asyncio.get_running_loop()
         page: asyncio.Future[Page] = _detach(loop.create_future())
-        self._pages[self._page_key(collection, ids, size, None)] = page
+        self._pages[self._page_key(collection, ids, plan.Window(size))] = page
         try:
             read, _ = await self._query_members(collection, request, size)
         except BaseException as error:
@@ -342,7 +353,7 @@ class Reader:
             raise
         parent = read[0][0] if read and _is(entity, read[0]) else None
         members = read[1:] if parent is not None else read
-        page.set_result(self._make_page(collection, ids, members, size, current_round()))
+        page.set_result(self._make_page(collection, ids, members, plan.Window(size), current_round()))
         self._prime(self._item_key(entity, ids), parent, current_round())
         return self._visible(entity, parent)
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from gateway.errors import BadUserInput
 from gateway.keys import Ids, validate_id
@@ -10,12 +12,52 @@ from gateway.model import Collection, Model
 from gateway.store import Key, QueryRequest
 
 
-def page_size(first: int | None, default: int, maximum: int) -> int:
+def page_size(first: int | None, default: int, maximum: int, argument: str = "first") -> int:
     if first is None:
         return default
     if not 1 <= first <= maximum:
-        raise BadUserInput(f"first must be between 1 and {maximum}", argument="first")
+        raise BadUserInput(f"{argument} must be between 1 and {maximum}", argument=argument)
     return first
+
+
+@dataclass(frozen=True)
+class Window:
+    """Which page of a collection: ``size`` members after ``cursor`` (from the start when None), or, ``backward``,
+    the ``size`` members before it (from the end when None)."""
+
+    size: int
+    cursor: str | None = None
+    backward: bool = False
+
+    @property
+    def argument(self) -> str:
+        """The argument that carried the cursor, for errors about it."""
+        return "before" if self.backward else "after"
+
+
+def window(args: Mapping[str, Any], first_given: bool, default: int, maximum: int) -> Window:
+    """The page a connection's arguments ask for. ``first`` has a default, so it reads forwards unless ``last``
+    or ``before`` is given; then ``first`` and ``after`` must be left out (``first_given``: the client set it).
+
+    Paging both ways at once (Relay allows ``first`` with ``last``) answers nothing a client needs and is refused.
+    """
+    last, before, after = args.get("last"), args.get("before"), args.get("after")
+    if last is None and before is None:
+        return Window(page_size(args.get("first"), default, maximum), _cursor(after, "after"))
+    for name, given in (("first", first_given), ("after", after is not None)):
+        if given:
+            raise BadUserInput(
+                f"{name} cannot be combined with last or before: page forwards with first and after, or "
+                "backwards with last and before",
+                argument=name,
+            )
+    return Window(page_size(last, default, maximum, "last"), _cursor(before, "before"), backward=True)
+
+
+def _cursor(value: Any, argument: str) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    raise BadUserInput(f"{argument} must be a cursor", argument=argument)
 
 
 def binding(collection: Collection, parent_ids: Ids) -> str:
@@ -29,16 +71,22 @@ def binding(collection: Collection, parent_ids: Ids) -> str:
 
 
 def members_query(
-    model: Model, collection: Collection, parent_ids: Ids, first: int, start_key: Key | None = None
+    model: Model,
+    collection: Collection,
+    parent_ids: Ids,
+    first: int,
+    start_key: Key | None = None,
+    backward: bool = False,
 ) -> QueryRequest:
-    """The members only: ``begins_with`` on their sort-key prefix, one extra item to know if more follow."""
+    """The members only: ``begins_with`` on their sort-key prefix, one extra item to know if more follow;
+    ``backward`` reads them from the end (the same index, ``ScanIndexForward`` turned), at the same cost."""
     index = model.index(collection.index)
     shape = collection.member.keys[collection.index]
     return QueryRequest(
         partition=(index.pk, shape.pk.format(parent_ids)),
         sort=(index.sk, "begins_with", shape.sk.prefix(parent_ids)),
         index=collection.index,
-        ascending=collection.ascending,
+        ascending=collection.ascending != backward,
         limit=first + 1,
         start_key=start_key,
     )

@@ -27,6 +27,7 @@ from graphql import (
     InlineFragmentNode,
     SelectionNode,
     SelectionSetNode,
+    VariableNode,
     get_named_type,
     is_abstract_type,
 )
@@ -58,6 +59,8 @@ class Field:
     definition: GraphQLField
     args: dict[str, Any]
     """Coerced; empty when they do not coerce (the field itself reports that when it runs)."""
+    given: frozenset[str] = frozenset()
+    """The arguments the operation sets, as opposed to those ``args`` holds by their default."""
 
     @property
     def name(self) -> str:
@@ -94,8 +97,17 @@ def fields(scope: Scope, parent: GraphQLObjectType, selection_sets: Sequence[Sel
             args = get_argument_values(definition, nodes[0], scope.variables)
         except GraphQLError:
             args = {}
-        out.append(Field(key, tuple(nodes), definition, args))
+        out.append(Field(key, tuple(nodes), definition, args, given(nodes[0], scope.variables)))
     return out
+
+
+def given(node: FieldNode, variables: VariableValues) -> frozenset[str]:
+    """The arguments the operation sets on ``node``: written out, or passed in a variable that has a value."""
+    return frozenset(
+        argument.name.value
+        for argument in node.arguments or ()
+        if not isinstance(argument.value, VariableNode) or argument.value.name.value in variables.coerced
+    )
 
 
 def children(scope: Scope, field: Field, type_name: str | None = None) -> list[Field]:

@@ -9,7 +9,8 @@ The rules, at any depth:
 - An object is *to read* once its table key is known: from arguments, from a global id, from the ids of the
   object a link starts at, from an edge. In that same round start its selected collections whose partition the
   known ids fix, and (recursively) its selected links whose target ids they hold; a collection whose parent sorts
-  at the head of the partition brings the object with its first page in one Query.
+  at the head of the partition brings the object with its first page in one Query (a first page read forwards:
+  one read backwards, from the end, may never reach the parent).
 - What needs ids only the object's own item holds (a ticket's user) starts in the round after the read.
 - A page's members are known when it answers; their relations, and the targets of a many-to-many page's edges,
   start in the next round.
@@ -36,7 +37,7 @@ from gateway.selection import Field, Scope, children, fields
 from gateway.store import BATCH_GET_LIMIT
 
 ItemKey = tuple[str, str]
-PageKey = tuple[str, int, str | None]
+PageKey = tuple[str, plan.Window]
 
 
 _Alive = Callable[[], bool]
@@ -80,7 +81,7 @@ class Source(Protocol):
         """Read these items, all at once; ``cached`` knows them afterwards (None for those missing)."""
         ...
 
-    async def page(self, collection: Collection, parent_ids: Ids, size: int, after: str | None) -> PageRead: ...
+    async def page(self, collection: Collection, parent_ids: Ids, window: plan.Window) -> PageRead: ...
 
     async def parent_and_page(self, entity: Entity, ids: Ids, collection: Collection, size: int) -> PageRead:
         """The parent with its first page in one Query; ``cached`` knows the parent afterwards."""
@@ -117,8 +118,7 @@ class Planned:
 class _Query:
     collection: Collection
     parent_ids: Ids
-    size: int
-    after: str | None
+    window: plan.Window
     path: str
     parent: Entity | None = None
     """Set when the Query brings the parent too."""
@@ -303,17 +303,20 @@ class Walk:
             relation = self._model.relations.get(f"{entity.name}.{one.name}")
             if not isinstance(relation, Collection) or relation.parent is not entity:
                 continue
-            if not self._model.parent_sorts_with_members(relation) or one.args.get("after") is not None:
+            if not self._model.parent_sorts_with_members(relation):
                 continue
             if not set(relation.member.keys[relation.index].pk.fields) <= ids.keys():
                 continue
-            size = self._size(one)
-            if size is None or not self._source.permits_query(relation, ids):
+            window = self._window(one)
+            # Only a first page read forwards starts at the parent: a page from the end may never reach it.
+            if window is None or window.cursor is not None or window.backward:
                 continue
-            page_key = (plan.binding(relation, ids), size, None)
+            if not self._source.permits_query(relation, ids):
+                continue
+            page_key = (plan.binding(relation, ids), window)
             if page_key in self._pages or page_key in round_.queries:
                 continue
-            query = _Query(relation, dict(ids), size, None, path, parent=entity)
+            query = _Query(relation, dict(ids), window, path, parent=entity)
             query.on_page.append(self._members(relation, one, _join(path, one.key), alive))
             round_.queries[page_key] = query
             started.add(one.key)
@@ -328,11 +331,10 @@ class Walk:
         if not self._source.permits_query(collection, ids):
             self._refuse(path)
             return
-        size = self._size(selected)
-        after = selected.args.get("after")
-        if size is None or (after is not None and not isinstance(after, str)):
+        window = self._window(selected)
+        if window is None:
             return
-        key = (plan.binding(collection, ids), size, after)
+        key = (plan.binding(collection, ids), window)
         then = self._members(collection, selected, path, alive)
         if key in self._pages:
             page = self._pages[key]
@@ -341,7 +343,7 @@ class Walk:
         elif key in round_.queries:
             round_.queries[key].on_page.append(then)
         else:
-            query = _Query(collection, dict(ids), size, after, path)
+            query = _Query(collection, dict(ids), window, path)
             query.on_page.append(then)
             round_.queries[key] = query
 
@@ -397,9 +399,11 @@ class Walk:
         if self._max_objects is not None and self.objects > self._max_objects:
             raise TooLarge(self._max_objects)
 
-    def _size(self, selected: Field) -> int | None:
+    def _window(self, selected: Field) -> plan.Window | None:
+        """The page ``selected`` asks for; None when its arguments are refused (the field reports why)."""
+        first_given = "first" in selected.given and selected.args.get("first") is not None
         try:
-            return plan.page_size(selected.args.get("first"), self._default, self._maximum)
+            return plan.window(selected.args, first_given, self._default, self._maximum)
         except GatewayError:
             return None
 
@@ -416,9 +420,11 @@ class Walk:
         for query in round_.queries.values():
             placeholders = _placeholders(query.collection.parent)
             if query.parent is not None:
-                request = plan.parent_and_members_query(self._model, query.collection, placeholders, query.size)
+                request = plan.parent_and_members_query(self._model, query.collection, placeholders, query.window.size)
             else:
-                request = plan.members_query(self._model, query.collection, placeholders, query.size)
+                request = plan.members_query(
+                    self._model, query.collection, placeholders, query.window.size, backward=query.window.backward
+                )
             self._add(query.path, "Query", 1, round_.number, request.limit, _describe(request))
 
     def _add(self, path: str, operation: str, calls: int, round_: int, items: int, request: dict[str, Any]) -> None:
@@ -449,9 +455,11 @@ class Walk:
     async def _query(self, key: PageKey, query: _Query, round_: _Round) -> None:
         try:
             if query.parent is not None:
-                page = await self._source.parent_and_page(query.parent, query.parent_ids, query.collection, query.size)
+                page = await self._source.parent_and_page(
+                    query.parent, query.parent_ids, query.collection, query.window.size
+                )
             else:
-                page = await self._source.page(query.collection, query.parent_ids, query.size, query.after)
+                page = await self._source.page(query.collection, query.parent_ids, query.window)
         except GatewayError:
             self._pages[key] = None
             return

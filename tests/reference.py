@@ -253,11 +253,12 @@ class ConnSel:
     name: str
     first: int
     total_count: bool = False
-    page_info: tuple[str, ...] = ()  # "hasNextPage", "endCursor"
+    page_info: tuple[str, ...] = ()  # "hasNextPage", "hasPreviousPage", "startCursor", "endCursor"
     edges: tuple[str, ...] | None = None  # "cursor", edge data of a many-to-many, "node"
     nodes: bool = False
     node: Obj | None = None  # the selection of edges.node and of nodes
-    after: int | None = None  # the position of the member whose cursor `$after` holds (rendered as the variable)
+    after: int | None = None  # the position of the member whose cursor `$cursor` holds (rendered as the variable)
+    backward: bool = False  # last (= first) and before (= after) instead: read from the end, or back from the cursor
 
 
 @dataclass(frozen=True)
@@ -274,7 +275,7 @@ class Root:
 
 
 def render(root: Root) -> str:
-    """The GraphQL text of a query; a connection with ``after`` reads the cursor from the variable ``$after``."""
+    """The GraphQL text of a query; a connection with ``after`` reads the cursor from the variable ``$cursor``."""
     if root.by_global_id:
         arguments = f"id: {json.dumps(root.ref.global_id)}"
         inner = f"... on {root.sel.type} {{ {_render_obj(root.sel)} }}"
@@ -284,7 +285,7 @@ def render(root: Root) -> str:
         inner = _render_obj(root.sel)
     text = f"{root.field}({arguments}) {{ {inner} }}"
     if any(conn.after is not None for conn in _connections(root.sel)):
-        return f"query ($after: String) {{ {text} }}"
+        return f"query ($cursor: String) {{ {text} }}"
     return f"{{ {text} }}"
 
 
@@ -309,7 +310,8 @@ def _render_obj(sel: Obj) -> str:
 
 
 def _render_conn(conn: ConnSel) -> str:
-    after = ", after: $after" if conn.after is not None else ""
+    size, cursor = ("last", "before") if conn.backward else ("first", "after")
+    after = f", {cursor}: $cursor" if conn.after is not None else ""
     parts = []
     if conn.total_count:
         parts.append("totalCount")
@@ -320,7 +322,7 @@ def _render_conn(conn: ConnSel) -> str:
         parts.append(f"edges {{ {' '.join(edge)} }}")
     if conn.nodes and conn.node is not None:
         parts.append(f"nodes {{ {_render_obj(conn.node)} }}")
-    return f"{conn.name}(first: {conn.first}{after}) {{ {' '.join(parts)} }}"
+    return f"{conn.name}({size}: {conn.first}{after}) {{ {' '.join(parts)} }}"
 
 
 # --- the reference ---------------------------------------------------------------------------------------------------
@@ -336,7 +338,7 @@ class Cost:
         return f"reference: {self.calls} calls, {self.rounds} rounds\n  " + "\n  ".join(self.trace)
 
 
-PageKey = tuple[Ref, str, int, int | None]
+PageKey = tuple[Ref, str, int, int | None, bool]
 
 
 @dataclass
@@ -389,11 +391,16 @@ class Reference:
         keys = natural_keys(collection.member, item)
         return Ref(collection.target, tuple(keys[name] for name in TYPES[collection.target].ids))
 
-    def page(self, ref: Ref, conn: ConnSel) -> tuple[list[Item], bool]:
-        """The members on a page and whether more follow."""
+    def page(self, ref: Ref, conn: ConnSel) -> tuple[list[Item], dict[str, bool]]:
+        """The members on a page, in the collection's order, and its hasPreviousPage and hasNextPage."""
         members = self.members(ref, conn.name)
+        if conn.backward:
+            end = len(members) if conn.after is None else conn.after
+            start = max(0, end - conn.first)
+            return members[start:end], {"hasPreviousPage": start > 0, "hasNextPage": conn.after is not None}
         start = 0 if conn.after is None else conn.after + 1
-        return members[start : start + conn.first], len(members) > start + conn.first
+        more = len(members) > start + conn.first
+        return members[start : start + conn.first], {"hasPreviousPage": conn.after is not None, "hasNextPage": more}
 
     def _link_target(self, ref: Ref, item: Item | None, name: str) -> Ref | None:
         link = LINKS[ref.type, name]
@@ -433,12 +440,12 @@ class Reference:
 
     def _connection(self, ref: Ref, item: Item, conn: ConnSel) -> dict[str, Any]:
         collection = COLLECTIONS[ref.type, conn.name]
-        page, has_next = self.page(ref, conn)
+        page, flags = self.page(ref, conn)
         out: dict[str, Any] = {}
         if conn.total_count:
             out["totalCount"] = item.get(collection.counter)
         if conn.page_info:
-            info = {"hasNextPage": has_next, "endCursor": CURSOR if page else None}
+            info = {**flags, "startCursor": CURSOR if page else None, "endCursor": CURSOR if page else None}
             out["pageInfo"] = {name: info[name] for name in conn.page_info}
 
         def node(member: Item) -> dict[str, Any] | None:
@@ -468,12 +475,13 @@ class Reference:
         """The optimal plan by the spec's Cost rules, applied to this data: DynamoDB calls and rounds.
 
         1. An object is "to read" in the round its table-key ids are known; in that round start its collections
-           (one Query each) and its links whose target ids it knows. If its first collection (without `after`)
-           has the parent at the head of the partition, the object and that page are one Query.
+           (one Query each) and its links whose target ids it knows. If its first collection (read forwards,
+           without `after`) has the parent at the head of the partition, the object and that page are one Query; a
+           page read backwards (`last`, `before`) is a Query of its own, whatever the order.
         2. A round's point reads, minus items known from earlier rounds (read or Query members), are deduplicated
            into ceil(n/100) BatchGetItem. A page already answered is not asked again (same parent, field,
-           first, after); a page's members start their relations the round after it answers, and the targets of
-           a many-to-many page's edges are to read then (only when node/nodes is selected).
+           size, cursor, direction); a page's members start their relations the round after it answers, and the
+           targets of a many-to-many page's edges are to read then (only when node/nodes is selected).
         3. A link that needs ids from the source's item (Ticket.user) starts the round after that item is read.
            A null object starts nothing after its own round.
         """
@@ -497,10 +505,11 @@ class Reference:
                     if (
                         first is not None
                         and first.after is None
+                        and not first.backward
                         and COLLECTIONS[ref.type, first.name].head
-                        and (ref, first.name, first.first, None) not in answered
+                        and (ref, first.name, first.first, None, False) not in answered
                     ):
-                        now.combined[(ref, first.name, first.first, None)] = ref.key
+                        now.combined[(ref, first.name, first.first, None, False)] = ref.key
                     else:
                         now.point.add(ref.key)
                     item_round = r
@@ -523,8 +532,8 @@ class Reference:
                     known.setdefault(key, r)
             for page in now.pages | set(now.combined):
                 answered[page] = r
-                page_ref, name, first, after = page
-                members, _ = self.page(page_ref, ConnSel(name, first, after=after))
+                page_ref, name, first, after, backward = page
+                members, _ = self.page(page_ref, ConnSel(name, first, after=after, backward=backward))
                 for member in members:
                     known.setdefault((member["PK"], member["SK"]), r)
             for visit, conn in now.then:
@@ -562,7 +571,7 @@ class Reference:
                     at = max(r, item_round + 1)
                     (work if at == r else waiting[at]).append(_Visit("read", target, rel.sel, path=path))
                 continue
-            page: PageKey = (ref, rel.name, rel.first, rel.after)
+            page: PageKey = (ref, rel.name, rel.first, rel.after, rel.backward)
             if page in answered:
                 if self._alive(visit):
                     self._members(visit, rel, r, work)
@@ -597,5 +606,6 @@ class _Visit:
 
 
 def _show(page: PageKey) -> str:
-    ref, name, first, after = page
-    return f"{ref.type}{list(ref.ids)}.{name}(first: {first}{'' if after is None else f', after: #{after}'})"
+    ref, name, first, after, backward = page
+    size, cursor = ("last", "before") if backward else ("first", "after")
+    return f"{ref.type}{list(ref.ids)}.{name}({size}: {first}{'' if after is None else f', {cursor}: #{after}'})"

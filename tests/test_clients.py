@@ -115,6 +115,8 @@ def test_apollo_client_merges_pages_normalises_every_entity_and_applies_a_mutati
     assert seen["merged"] == newest[:8]
     assert seen["mergedHasNextPage"] is True
     assert seen["mergedEndCursor"] == seen["page2EndCursor"]
+    assert seen["backMerged"] == newest[-8:]
+    assert seen["backHasPreviousPage"] is True
     assert seen["totalCount"] is None  # the contract data is written by boto3: no projectCount until a recount
 
     # Normalisation: every entity a record of its own under `Type:<global id>`, referenced, never embedded.

@@ -196,7 +196,7 @@ def selections(
 
 @st.composite
 def connections(draw: st.DrawFn, type_name: str, name: str, depth: int, spine: bool, ids: bool, budget: int) -> ConnSel:
-    """A connection: first 1..13, and some of totalCount, pageInfo, edges (with edge data) and nodes."""
+    """A connection: first or last 1..13, and some of totalCount, pageInfo, edges (with edge data) and nodes."""
     many_to_many = COLLECTIONS[type_name, name].target is not None
     first = draw(st.integers(1, min(13, budget)))
     node = None
@@ -208,7 +208,7 @@ def connections(draw: st.DrawFn, type_name: str, name: str, depth: int, spine: b
         extra = list(EDGE_DATA) if many_to_many else []
         edges = tuple(draw(st.lists(st.sampled_from(["cursor", *extra]), unique=True, max_size=1 + len(extra))))
         edges = (*edges, "node") if node is not None else edges or ("cursor",)
-    page_info = tuple(draw(st.lists(st.sampled_from(["hasNextPage", "endCursor"]), unique=True, max_size=2)))
+    page_info = tuple(draw(st.lists(st.sampled_from(PAGE_INFO), unique=True, max_size=len(PAGE_INFO))))
     if edges is None and shape != "nodes" and shape != "both" and not page_info:
         page_info = ("hasNextPage",)  # a connection selects something that needs its page
     return ConnSel(
@@ -219,7 +219,11 @@ def connections(draw: st.DrawFn, type_name: str, name: str, depth: int, spine: b
         edges=edges,
         nodes=shape in ("nodes", "both"),
         node=node,
+        backward=draw(st.sampled_from([False, False, True])),
     )
+
+
+PAGE_INFO = ["hasNextPage", "hasPreviousPage", "startCursor", "endCursor"]
 
 
 @st.composite
@@ -246,19 +250,21 @@ def normalized(expected: Any, actual: Any) -> Any:
     return actual
 
 
-def end_cursors_mismatched(answer: Any) -> list[Any]:
-    """Connections whose pageInfo.endCursor is not their last edge's cursor."""
+def cursors_mismatched(answer: Any) -> list[Any]:
+    """Connections whose pageInfo.startCursor is not their first edge's cursor, or endCursor their last's."""
     found = []
     if isinstance(answer, dict):
         edges, info = answer.get("edges"), answer.get("pageInfo")
-        ends = edges and isinstance(info, dict) and "endCursor" in info and "cursor" in edges[-1]
-        if ends and info["endCursor"] != edges[-1]["cursor"]:
-            found.append(answer)
+        if edges and isinstance(info, dict) and "cursor" in edges[0]:
+            starts = "startCursor" in info and info["startCursor"] != edges[0]["cursor"]
+            ends = "endCursor" in info and info["endCursor"] != edges[-1]["cursor"]
+            if starts or ends:
+                found.append(answer)
         for value in answer.values():
-            found.extend(end_cursors_mismatched(value))
+            found.extend(cursors_mismatched(value))
     elif isinstance(answer, list):
         for value in answer:
-            found.extend(end_cursors_mismatched(value))
+            found.extend(cursors_mismatched(value))
     return found
 
 
@@ -274,7 +280,7 @@ def check(
     body = gateway.query(text, variables)
     assert "errors" not in body, f"{body['errors']}{context}"
     assert normalized(expected, body["data"]) == expected, f"the answer is not the reference's{context}"
-    assert not end_cursors_mismatched(body["data"]), f"endCursor is not the last edge's cursor{context}"
+    assert not cursors_mismatched(body["data"]), f"startCursor or endCursor is not its edge's cursor{context}"
     accounted = body["extensions"]["dynamodb"]
     # Bugs this check found (see the regression tests at the end of the file): a read already sent was sent again
     # when a later round needed it before it answered (a race), and requests under a null object still started.
@@ -395,6 +401,7 @@ def test_following_cursors_of_a_nested_connection_reaches_every_member_once(
     which = data.draw(st.integers(0, len(found) - 1), label="which connection") if found else None
     size = data.draw(st.integers(1, 5), label="page size")
     as_edges = data.draw(st.booleans(), label="edges")
+    backward = data.draw(st.booleans(), label="backward")
     answer = check(graph, reference, root, explain=False)
     if which is None:
         return  # the root does not exist, or the walk met no connection
@@ -413,21 +420,31 @@ def test_following_cursors_of_a_nested_connection_reaches_every_member_once(
             name,
             size,
             total_count=True,
-            page_info=("hasNextPage", "endCursor"),
+            page_info=("hasPreviousPage", "startCursor") if backward else ("hasNextPage", "endCursor"),
             edges=("cursor", *edge_data, "node") if as_edges else None,
             nodes=not as_edges,
             node=node,
             after=after,
+            backward=backward,
         )
         page = check(graph, reference, Root(parent, Obj(parent.type, ("id", "version"), (conn,)), True), variables)
         got = page["node"][name]
         nodes = [edge["node"] for edge in got["edges"]] if as_edges else got["nodes"]
-        seen += [tuple(n[key] for key in target.ids) for n in nodes]
-        if not got["pageInfo"]["hasNextPage"]:
-            break
-        after = len(seen) - 1
-        variables = {"after": got["pageInfo"]["endCursor"]}
-    assert seen == expected, f"pages of {global_id}.{name}, {size} at a time"
+        read = [tuple(n[key] for key in target.ids) for n in nodes]
+        if backward:
+            seen = read + seen
+            if not got["pageInfo"]["hasPreviousPage"]:
+                break
+            after = len(expected) - len(seen)  # the position of the page's first member, where the next ends
+            variables = {"cursor": got["pageInfo"]["startCursor"]}
+        else:
+            seen += read
+            if not got["pageInfo"]["hasNextPage"]:
+                break
+            after = len(seen) - 1
+            variables = {"cursor": got["pageInfo"]["endCursor"]}
+    direction = "back from the end" if backward else "from the start"
+    assert seen == expected, f"pages of {global_id}.{name}, {size} at a time, {direction}"
     assert len(set(seen)) == len(seen)
 
 

@@ -80,6 +80,153 @@ def test_walking_all_pages_loses_and_repeats_nothing(
     assert all(cost["rounds"] <= 2 for cost in costs)
 
 
+def walk_back(gateway: Gateway, field: str, key: str, last: int) -> tuple[list[str], list[dict[str, Any]]]:
+    """The collection read from its end, page by page back to its start with startCursor as before."""
+    field = field.replace("first: $first, after: $after", "last: $last, before: $before")
+    query = (
+        "query($last: Int, $before: String) { root: "
+        + field % (f"edges {{ cursor node {{ {key} }} }} pageInfo {{ hasPreviousPage hasNextPage startCursor }}")
+        + " }"
+    )
+    seen: list[str] = []
+    costs: list[dict[str, Any]] = []
+    before = None
+    while True:
+        body = gateway.query(query, {"last": last, "before": before})
+        assert "errors" not in body, body["errors"]
+        items = body["data"]["root"]["items"]
+        costs.append(body["extensions"]["dynamodb"])
+        seen = [edge["node"][key] for edge in items["edges"]] + seen
+        assert items["pageInfo"]["hasNextPage"] is (before is not None)
+        if items["edges"]:
+            assert items["pageInfo"]["startCursor"] == items["edges"][0]["cursor"]
+        if not items["pageInfo"]["hasPreviousPage"]:
+            return seen, costs
+        before = items["pageInfo"]["startCursor"]
+
+
+@pytest.mark.parametrize(("field", "expected", "key"), WALKS)
+@pytest.mark.parametrize("last", [1, 7, 100])
+def test_walking_back_from_the_end_loses_and_repeats_nothing(
+    gateway: Gateway, field: str, expected: list[str], key: str, last: int
+) -> None:
+    seen, costs = walk_back(gateway, field, key, last)
+    assert seen == expected
+    assert len(costs) == max(1, -(-len(expected) // last))
+    # A backward page is one Query, like a forward one: the parent and each page, never a second read of a page.
+    assert all(cost["operations"].get("Query", 0) <= 2 and cost["rounds"] <= 2 for cost in costs)
+    assert all("Scan" not in cost["operations"] for cost in costs)
+
+
+@pytest.mark.parametrize(("field", "expected", "key"), WALKS)
+def test_any_cursor_reads_on_after_it_and_back_before_it(
+    gateway: Gateway, field: str, expected: list[str], key: str
+) -> None:
+    root, connection = field.split(" { items: ")
+    name = connection.split("(")[0]
+    selection = f"{{ nodes {{ {key} }} }}"
+    query = (
+        f"query($first: Int, $after: String, $last: Int, $before: String) {{ root: {root} {{ "
+        f"items: {name}(first: $first, after: $after) {selection} back: {name}(last: $last, before: $before) "
+        f"{selection} }} }}"
+    )
+    edges = _edges(gateway, field, key)
+    for cursor, own_id in edges[1::3]:
+        at = expected.index(own_id)
+        body = gateway.query(query, {"first": 4, "after": cursor, "last": 4, "before": cursor})
+        root = body["data"]["root"]
+        assert [node[key] for node in root["items"]["nodes"]] == expected[at + 1 : at + 5]
+        assert [node[key] for node in root["back"]["nodes"]] == expected[max(0, at - 4) : at]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "variables", "argument"),
+    [
+        ("first: 3, last: 3", {}, "first"),
+        ("first: $n, last: 3", {"n": 20}, "first"),
+        ("first: 3, before: $c", {}, "first"),
+        ("after: $c, last: 3", {}, "after"),
+        ("after: $c, before: $c", {}, "after"),
+        ("last: 0", {}, "last"),
+        ("last: 101", {}, "last"),
+    ],
+)
+def test_paging_both_ways_at_once_or_out_of_range_is_refused(
+    gateway: Gateway, arguments: str, variables: dict[str, Any], argument: str
+) -> None:
+    declared = {"$n": "$n: Int", "$c": "$c: String"}
+    used = ", ".join(declaration for name, declaration in declared.items() if name in arguments)
+    cursor = _end_cursor(gateway, "ws-main")
+    body = gateway.query(
+        f'query{f"({used})" if used else ""} {{ workspace(workspaceId: "ws-main") {{ workspaceId '
+        f"projects({arguments}) {{ nodes {{ projectId }} }} }} }}",
+        {"c": cursor, **variables} if "$c" in arguments else variables,
+    )
+    assert body["errors"][0]["extensions"] == {"code": "BAD_USER_INPUT", "argument": argument}
+    assert body["errors"][0]["path"] == ["workspace", "projects"]
+
+
+def test_first_left_to_its_default_does_not_stop_last(gateway: Gateway) -> None:
+    """``first`` defaults to 20 in the SDL; a variable without a value or null leaves it unset, as omitting it does."""
+    expected = [project_id(n) for n in range(PROJECTS, 0, -1)]
+    with_variable = (
+        'query($n: Int) { workspace(workspaceId: "ws-main") { projects(first: $n, last: 3) { nodes { projectId } } } }'
+    )
+    for query, variables in [
+        ('{ workspace(workspaceId: "ws-main") { projects(last: 3) { nodes { projectId } } } }', {}),
+        (with_variable, {}),
+        (with_variable, {"n": None}),
+    ]:
+        body = gateway.query(query, variables)
+        assert "errors" not in body, body
+        assert [node["projectId"] for node in body["data"]["workspace"]["projects"]["nodes"]] == expected[-3:]
+
+
+def test_before_alone_reads_back_the_default_page_size(gateway: Gateway) -> None:
+    expected = [project_id(n) for n in range(PROJECTS, 0, -1)]
+    last = gateway.query(
+        '{ workspace(workspaceId: "ws-main") { projects(last: 1) { edges { cursor node { projectId } } } } }'
+    )["data"]["workspace"]["projects"]["edges"][0]
+    cursor, at = last["cursor"], expected.index(last["node"]["projectId"])
+    assert at > 20
+    body = gateway.query(
+        'query($c: String) { workspace(workspaceId: "ws-main") { projects(before: $c) '
+        "{ nodes { projectId } pageInfo { hasPreviousPage hasNextPage } } } }",
+        {"c": cursor},
+    )
+    projects = body["data"]["workspace"]["projects"]
+    assert [node["projectId"] for node in projects["nodes"]] == expected[at - 20 : at]
+    assert projects["pageInfo"] == {"hasPreviousPage": True, "hasNextPage": True}
+
+
+def test_a_foreign_cursor_as_before_is_refused_naming_before(gateway: Gateway) -> None:
+    cursor = _end_cursor(gateway, "ws-big")
+    body = gateway.query(
+        'query($c: String) { workspace(workspaceId: "ws-main") '
+        "{ projects(last: 2, before: $c) { nodes { projectId } } } }",
+        {"c": cursor},
+    )
+    assert body["errors"][0]["extensions"] == {"code": "BAD_USER_INPUT", "argument": "before"}
+    assert body["extensions"]["dynamodb"]["operations"].get("Query", 0) == 0
+
+
+def test_a_page_from_the_end_is_one_query_read_backwards_and_explained_so(gateway: Gateway) -> None:
+    query = '{ organization(orgName: "o1") { name users(last: 2) { nodes { username } } } }'
+    response = gateway.http.post("/graphql", json={"query": query}, headers={"X-Tablegraph-Explain": "1"})
+    explained = response.json()["extensions"]["explain"]
+    queries = [one for one in explained["requests"] if one["operation"] == "Query"]
+    # The organization sorts at the head of its partition: a page from the end cannot bring it along.
+    assert [one["scanIndexForward"] for one in queries] == [False]
+    body = gateway.query(query)
+    assert [node["username"] for node in body["data"]["organization"]["users"]["nodes"]] == [
+        username(USERS - 1),
+        username(USERS),
+    ]
+    cost = body["extensions"]["dynamodb"]
+    assert cost["operations"] == {"Query": 1, "BatchGetItem": 1}
+    assert (explained["calls"], explained["rounds"]) == (cost["calls"], cost["rounds"]) == (2, 1)
+
+
 def test_pages_of_one_item_walk_a_collection(gateway: Gateway) -> None:
     field, expected, key = WALKS[1].values
     assert walk(gateway, field, key, 1)[0] == expected

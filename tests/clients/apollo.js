@@ -34,6 +34,17 @@ const PROJECTS = gql`
     }
   }
 `;
+const PROJECTS_BACK = gql`
+  query ProjectsBack($before: String) {
+    workspace(workspaceId: "ws-main") {
+      id
+      projects(last: 4, before: $before) {
+        edges { cursor node { id projectId } }
+        pageInfo { hasPreviousPage startCursor }
+      }
+    }
+  }
+`;
 const ORGANIZATION = gql`
   query Organization {
     organization(orgName: "o1") {
@@ -101,6 +112,16 @@ function embedded(value, where, found) {
   }).then((response) => response.json());
   out.page2 = direct.data.workspace.projects.edges.map((edge) => edge.node.projectId);
   out.page2EndCursor = direct.data.workspace.projects.pageInfo.endCursor;
+
+  // Backwards: the last page, then fetchMore before its startCursor; the policy puts the earlier page in front.
+  const back = client(contractUrl);
+  const last = await back.apollo.query({ query: PROJECTS_BACK });
+  const backwards = back.apollo.watchQuery({ query: PROJECTS_BACK });
+  await backwards.result();
+  await backwards.fetchMore({ variables: { before: last.data.workspace.projects.pageInfo.startCursor } });
+  const backMerged = back.apollo.readQuery({ query: PROJECTS_BACK }).workspace.projects;
+  out.backMerged = backMerged.edges.map((edge) => edge.node.projectId);
+  out.backHasPreviousPage = backMerged.pageInfo.hasPreviousPage;
 
   // Normalisation: the README's organization query and node(id:) with fragments on two types.
   const org = await read.apollo.query({ query: ORGANIZATION });
