@@ -44,6 +44,8 @@ class Settings:
     """Items a connection returns when ``first`` is not given."""
     max_page_size: int = 100
     """The largest ``first`` a connection accepts."""
+    filter_read_calls: int = 3
+    """The most Query calls a filtered page makes to fill itself before it stops and says so."""
     max_pool_connections: int = 50
     """HTTP connections to DynamoDB kept open per process."""
     log_level: str = "INFO"
@@ -114,6 +116,8 @@ class Settings:
     def __post_init__(self) -> None:
         if not 1 <= self.default_page_size <= self.max_page_size:
             raise ValueError("default_page_size must be between 1 and max_page_size")
+        if self.filter_read_calls < 1:
+            raise ValueError("filter_read_calls must be at least 1")
         if self.aws and self.endpoint_url:
             raise ValueError(
                 "aws and endpoint_url (--aws, --endpoint-url; TABLEGRAPH_AWS, TABLEGRAPH_ENDPOINT_URL) cannot be used "

@@ -19,6 +19,8 @@ from typing import Annotated, Any, NewType
 
 import strawberry
 from graphql import GraphQLInterfaceType, GraphQLObjectType, GraphQLUnionType, get_named_type
+from graphql.execution.values import get_argument_values
+from strawberry import UNSET
 from strawberry.schema.config import StrawberryConfig
 from strawberry.types.private import StrawberryPrivate
 
@@ -42,7 +44,7 @@ from gateway.model import (
     graphql_name,
     parse_date,
 )
-from gateway.plan import MAX_BATCH_IDS, Window, batch_ids
+from gateway.plan import ASCENDING, MAX_BATCH_IDS, Window, batch_ids
 from gateway.wire import Unreadable
 from gateway.writer import Token, Writer
 
@@ -75,6 +77,26 @@ DATE_SCALAR = strawberry.scalar(
 
 # L and M attributes have no GraphQL surface yet.
 _SCALARS: dict[AttributeType, Any] = {"S": str, "INT": int, "N": float, "BOOL": bool, "DATE": Date}
+_CONDITION_NAMES: dict[AttributeType, str] = {
+    "S": "String",
+    "INT": "Int",
+    "N": "Float",
+    "BOOL": "Boolean",
+    "DATE": "Date",
+}
+
+
+@strawberry.enum(description="Which way a connection's members are ordered by the key that sorts them.")
+class SortOrder(Enum):
+    ASCENDING = strawberry.enum_value(ASCENDING, description="Lowest key first.")
+    DESCENDING = strawberry.enum_value("DESCENDING", description="Highest key first.")
+
+
+ORDER = (
+    "Ascending or descending by the key that sorts the members; the default is the collection's own order. Either "
+    "way is one Query (DynamoDB reads an index both ways); a cursor reads on in the order it is given with."
+)
+WHERE = "Only the members that meet this filter; pages still fill (see the filter's description)."
 
 VERSION = (
     "The item's version, raised by every update: pass it as expectedVersion to change the item only if nobody "
@@ -175,7 +197,7 @@ class Node:
 
 
 def _start_cursor(root: PageInfo) -> str | None:
-    return root.page.members[0].cursor if root.page.members else None
+    return root.page.start_cursor
 
 
 def _end_cursor(root: PageInfo) -> str | None:
@@ -201,6 +223,13 @@ class PageInfo:
     start_cursor: str | None = strawberry.field(
         resolver=_start_cursor,
         description="The cursor of the first edge, to pass as before; null on an empty page.",
+    )
+    read_limit_reached: bool = strawberry.field(
+        description=(
+            "A filtered page that stopped at its read budget before it filled: more members may match past "
+            "endCursor (before startCursor, read backwards), which then marks where reading stopped rather than "
+            "the last edge. Always false on a page without a filter."
+        )
     )
     end_cursor: str | None = strawberry.field(
         resolver=_end_cursor, description="The cursor of the last edge, to pass as after; null on an empty page."
@@ -290,7 +319,12 @@ DeleteResult = Annotated[
 
 
 def _page_info(page: Page) -> PageInfo:
-    return PageInfo(has_previous_page=page.has_previous, has_next_page=page.has_next, page=page)
+    return PageInfo(
+        has_previous_page=page.has_previous,
+        has_next_page=page.has_next,
+        read_limit_reached=page.stopped is not None,
+        page=page,
+    )
 
 
 class _Unread:
@@ -387,6 +421,7 @@ class _Builder:
         self.makers: dict[str, _Make] = {}
         self.pending: list[tuple[Any, str | None]] = []
         self.enums: dict[tuple[str, str], Any] = {}
+        self.conditions: dict[str, Any] = {}
         self.enum_fields: dict[str, list[tuple[str, Any]]] = {}
 
     def _type_of(self, entity: Entity, name: str, spec: Attribute) -> Any:
@@ -514,17 +549,26 @@ class _Builder:
                 nodes = await self._read_many(info, target, page.members) if _selects_nodes(info) else None
                 return connect_edges(page, root._ids, nodes)
 
-        async def resolve(
-            root: Any,
-            info: Info,
-            first: First = size,
-            after: After = None,
-            last: Last = None,
-            before: Before = None,
-        ) -> Any:
-            window = _window(info, first=first, after=after, last=last, before=before)
+        async def resolve(root: Any, info: Info, **_: Any) -> Any:
+            # The arguments are read from the operation as the look-ahead read them: one reading of the page.
+            window = _window(info, collection)
             return await answer(await info.context.reader.page(collection, root._ids, window), root, info)
 
+        order = SortOrder.ASCENDING if collection.ascending else SortOrder.DESCENDING
+        arguments: list[tuple[str, Any, Any]] = [
+            ("first", First, size),
+            ("after", After, None),
+            ("last", Last, None),
+            ("before", Before, None),
+            ("order", Annotated[SortOrder, strawberry.argument(description=ORDER)], order),
+        ]
+        if collection.filters:
+            where: Any = Annotated[
+                self._filter_input(collection, prefix) | None,
+                strawberry.argument(description=WHERE),
+            ]
+            arguments.append(("where", where, UNSET))
+        _connection_signature(resolve, arguments)
         fields.resolved(collection.field, connection, resolve, collection.description)
 
     def _plain_connection(
@@ -610,6 +654,48 @@ class _Builder:
         fields.private("_parent_ids")
         self.pending.append((fields.apply(connection), f"A page of {collection.name}, with where it ends."))
         return connection
+
+    def _filter_input(self, collection: Collection, prefix: str) -> Any:
+        """``<Parent><Field>Filter``: a condition per filterable attribute, all of which hold, and and/or lists."""
+        member = collection.member
+        cls = _new_class(prefix + "Filter")
+        fields = _Fields(cls.__name__)
+        for name in collection.filters:
+            spec = member.declared[name]
+            description = f"Members whose {graphql_name(name)} meets this condition."
+            fields.plain(name, self._condition(member, name, spec) | None, description, default=UNSET)
+        fields.plain("and_", _list_or_null(cls), "Members that meet every one of these filters.", default=UNSET)
+        fields.plain("or_", _list_or_null(cls), "Members that meet at least one of these filters.", default=UNSET)
+        description = (
+            f"Which members of {collection.name} to return; the conditions given all hold. Applied by DynamoDB "
+            "as the page is read: a page keeps reading until it fills, within the read budget (pageInfo says when "
+            "the budget stopped it)."
+        )
+        return strawberry.input(fields.apply(cls), description=description)
+
+    def _condition(self, entity: Entity, name: str, spec: Attribute) -> Any:
+        """The condition input of an attribute's type: shared by scalar, one per enum."""
+        if spec.type in ("L", "M"):
+            raise ValueError(f"{entity.name}.{name}: lists and maps cannot be filtered by")
+        value = self._type_of(entity, name, spec)
+        type_name = (value.__name__ if spec.enum is not None else _CONDITION_NAMES[spec.type]) + "Condition"
+        if type_name in self.conditions:
+            return self.conditions[type_name]
+        cls = _new_class(type_name)
+        fields = _Fields(type_name)
+        fields.plain("eq", value | None, "Equal to this value.", default=UNSET)
+        fields.plain("ne", value | None, "Not equal to this value (true where the attribute is absent).", default=UNSET)
+        fields.plain("in_", _list_or_null(value), "Equal to one of these values (1 to 100).", default=UNSET)
+        if spec.enum is None:
+            if spec.type in ("S", "DATE"):
+                fields.plain("begins_with", str | None, "Text that starts with this prefix.", default=UNSET)
+            if spec.type != "BOOL":
+                between = "Between these two values, both included (low, then high)."
+                fields.plain("between", _list_or_null(value), between, default=UNSET)
+        fields.plain("exists", bool | None, "true: the attribute is present; false: it is absent.", default=UNSET)
+        description = "Conditions on one attribute; those given all hold. Strings compare by their UTF-8 bytes."
+        self.conditions[type_name] = strawberry.input(fields.apply(cls), description=description)
+        return self.conditions[type_name]
 
     def _total_count(self, collection: Collection, counter: str) -> Callable[..., Any]:
         parent = collection.parent
@@ -867,15 +953,36 @@ def _version(entity: Entity, item: Item) -> int:
     return 0
 
 
-def _window(info: Info, **args: Any) -> Window:
-    """The page a connection's arguments ask for; ``first`` counts as set only when the operation sets it, not by
-    its default."""
+def _window(info: Info, collection: Collection) -> Window:
+    """The page a connection's arguments ask for, read from the operation as the look-ahead reads them; ``first``
+    counts as set only when the operation sets it, not by its default."""
     raw = info._raw_info
-    first_given = args["first"] is not None and "first" in selection.given(
-        raw.field_nodes[0], selection.Scope.of(raw).variables
-    )
-    window: Window = info.context.reader.window(args, first_given)
+    variables = selection.Scope.of(raw).variables
+    node = raw.field_nodes[0]
+    args = get_argument_values(raw.parent_type.fields[raw.field_name], node, variables)
+    first_given = args.get("first") is not None and "first" in selection.given(node, variables)
+    window: Window = info.context.reader.window(args, first_given, collection)
     return window
+
+
+def _list_or_null(item: Any) -> Any:
+    return list[item] | None
+
+
+def _connection_signature(resolve: Callable[..., Any], arguments: Sequence[tuple[str, Any, Any]]) -> None:
+    """``resolve`` (root, info, ...) exposing a connection's arguments with their defaults."""
+    kinds = inspect.Parameter
+    resolve.__signature__ = inspect.Signature(  # type: ignore[attr-defined]  # functions take any attribute
+        [
+            kinds("root", kinds.POSITIONAL_OR_KEYWORD),
+            kinds("info", kinds.POSITIONAL_OR_KEYWORD, annotation=Info),
+            *(
+                kinds(name, kinds.KEYWORD_ONLY, annotation=annotation, default=default)
+                for name, annotation, default in arguments
+            ),
+        ]
+    )
+    resolve.__annotations__ = {"info": Info, **{name: annotation for name, annotation, _ in arguments}}
 
 
 def _selects_nodes(info: Info) -> bool:

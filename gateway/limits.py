@@ -79,6 +79,7 @@ class Budget:
     max_objects: int = 20_000
     default_page_size: int = 20
     max_page_size: int = 100
+    filter_read_calls: int = 3
     introspection: str = "on"
 
     @classmethod
@@ -92,6 +93,7 @@ class Budget:
             max_objects=settings.max_objects,
             default_page_size=settings.default_page_size,
             max_page_size=settings.max_page_size,
+            filter_read_calls=settings.filter_read_calls,
             introspection=settings.introspection,
         )
 
@@ -262,6 +264,7 @@ class Planner:
             scope,
             default_page_size=self.budget.default_page_size,
             max_page_size=self.budget.max_page_size,
+            filter_read_calls=self.budget.filter_read_calls,
             max_calls=self.budget.max_calls,
             max_objects=self.budget.max_objects,
             first_round=first_round,

@@ -52,14 +52,26 @@ class Member:
 @dataclass(frozen=True)
 class Page:
     members: list[Member]
-    """In the collection's order, whichever way the page was read."""
+    """In the order asked for, whichever way the page was read."""
     has_next: bool
     has_previous: bool
     round: int
     """The round of the Query that answered; what is read for these members comes after it."""
+    stopped: Member | None = None
+    """A filtered page that spent its read budget before it filled: where reading stopped, a position past the
+    last member (before the first, read backwards), from which the next page reads on."""
+    backward: bool = False
+
+    @property
+    def start_cursor(self) -> str | None:
+        if self.stopped is not None and self.backward:
+            return self.stopped.cursor
+        return self.members[0].cursor if self.members else None
 
     @property
     def end_cursor(self) -> str | None:
+        if self.stopped is not None and not self.backward:
+            return self.stopped.cursor
         return self.members[-1].cursor if self.members else None
 
 
@@ -190,9 +202,10 @@ class Reader:
 
     # --- pages ----------------------------------------------------------------------------------------------
 
-    def window(self, args: Mapping[str, Any], first_given: bool) -> plan.Window:
+    def window(self, args: Mapping[str, Any], first_given: bool, collection: Collection) -> plan.Window:
         """The page a connection's arguments ask for, with this gateway's page sizes."""
-        return plan.window(args, first_given, self._settings.default_page_size, self._settings.max_page_size)
+        settings = self._settings
+        return plan.window(args, first_given, settings.default_page_size, settings.max_page_size, collection)
 
     async def page(self, collection: Collection, parent_ids: Ids, window: plan.Window) -> Page:
         """A page of ``collection``; the same page asked for twice in one request is read once."""
@@ -207,9 +220,27 @@ class Reader:
     async def _read_page(self, collection: Collection, parent_ids: Ids, window: plan.Window) -> Page:
         cursor = window.cursor
         start_key = self._decode_cursor(collection, parent_ids, cursor, window.argument) if cursor is not None else None
-        request = plan.members_query(self.model, collection, parent_ids, window.size, start_key, window.backward)
-        read, _ = await self._query_members(collection, request, window.size)
-        return self._make_page(collection, parent_ids, read, window, current_round())
+        request = plan.members_query(self.model, collection, parent_ids, window.size, start_key, window)
+        if window.filter is None:
+            read, _ = await self._query_members(collection, request, window.size)
+            return self._make_page(collection, parent_ids, read, window, current_round())
+        read, stopped = await self._query_filtered(collection, request, window.size)
+        return self._make_page(collection, parent_ids, read, window, current_round(), stopped)
+
+    async def _query_filtered(
+        self, collection: Collection, request: QueryRequest, size: int
+    ) -> tuple[list[_Read], Key | None]:
+        """Members a filter keeps, up to ``size + 1``, read on within the budget; and, when the budget ran out
+        first, the key where reading stopped."""
+        read: list[_Read] = []
+        start_key = request.start_key
+        for limit in plan.filter_limits(size, self._settings.filter_read_calls):
+            result = await self.store.query_once(replace(request, limit=limit, start_key=start_key), self.ledger)
+            read += self._recognise(self._screened(result.items))
+            start_key = result.last_key
+            if start_key is None or _count(collection.member, read) > size:
+                return read, None
+        return read, start_key
 
     async def _query_members(
         self, collection: Collection, request: QueryRequest, size: int
@@ -239,7 +270,13 @@ class Reader:
         return item.invalid.isdisjoint(self._key_attributes)
 
     def _make_page(
-        self, collection: Collection, parent_ids: Ids, read: list[_Read], window: plan.Window, round_: int
+        self,
+        collection: Collection,
+        parent_ids: Ids,
+        read: list[_Read],
+        window: plan.Window,
+        round_: int,
+        stopped_at: Key | None = None,
     ) -> Page:
         binding = plan.binding(collection, parent_ids)
         fields = self.model.position_fields(collection)
@@ -254,12 +291,17 @@ class Reader:
             # A member read here is served again from the cache if a link points back at it. Its key is the
             # one it was recognised by, so it is taken from the item rather than formatted again.
             self._prime((item[table.pk], item[table.sk]), item, round_)
-        more = len(members) > window.size
+        stopped = None
+        if stopped_at is not None:
+            position = {name: stopped_at[name] for name in fields}
+            stopped = Member({}, {}, self._codec, binding, position)
+        more = len(members) > window.size or stopped is not None
         cursor_given = window.cursor is not None
         if window.backward:
             # Read from the end: the members nearest the cursor came first.
-            return Page(members[window.size - 1 :: -1], has_next=cursor_given, has_previous=more, round=round_)
-        return Page(members[: window.size], has_next=more, has_previous=cursor_given, round=round_)
+            page = members[window.size - 1 :: -1]
+            return Page(page, has_next=cursor_given, has_previous=more, round=round_, stopped=stopped, backward=True)
+        return Page(members[: window.size], has_next=more, has_previous=cursor_given, round=round_, stopped=stopped)
 
     def _decode_cursor(self, collection: Collection, parent_ids: Ids, cursor: str, argument: str) -> Key:
         binding = plan.binding(collection, parent_ids)
@@ -307,6 +349,7 @@ class Reader:
             scope,
             default_page_size=settings.default_page_size,
             max_page_size=settings.max_page_size,
+            filter_read_calls=settings.filter_read_calls,
             max_objects=settings.max_objects,
             first_round=first_round,
         )

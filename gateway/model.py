@@ -190,6 +190,13 @@ class Collection:
     counter: str | None = None
     """The parent's attribute that holds the exact number of members: the connection's ``totalCount``."""
     description: str | None = None
+    filters: tuple[str, ...] = ()
+    """Member attributes the connection may be filtered by (its ``where`` argument): plain attributes, not keys."""
+
+    def __post_init__(self) -> None:
+        for name in self.filters:
+            if name not in self.member.attributes:
+                raise ValueError(f"{self.name}: {name} is not an attribute of {self.member.name}")
 
     @property
     def field(self) -> str:

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from gateway import filters
 from gateway.errors import BadUserInput
 from gateway.keys import Ids, validate_id
 from gateway.model import Collection, Model
@@ -28,6 +29,18 @@ class Window:
     size: int
     cursor: str | None = None
     backward: bool = False
+    flipped: bool = False
+    """Ordered against the collection's declared order (its ``order`` argument)."""
+    filter: filters.Filter | None = None
+
+    @property
+    def natural(self) -> bool:
+        """The first page of the collection as declared: what may come with the parent in one Query."""
+        return self.cursor is None and not self.backward and not self.flipped and self.filter is None
+
+    def ascending(self, collection: Collection) -> bool:
+        """Which way the Query reads the index."""
+        return (collection.ascending != self.flipped) != self.backward
 
     @property
     def argument(self) -> str:
@@ -35,15 +48,19 @@ class Window:
         return "before" if self.backward else "after"
 
 
-def window(args: Mapping[str, Any], first_given: bool, default: int, maximum: int) -> Window:
+def window(args: Mapping[str, Any], first_given: bool, default: int, maximum: int, collection: Collection) -> Window:
     """The page a connection's arguments ask for. ``first`` has a default, so it reads forwards unless ``last``
     or ``before`` is given; then ``first`` and ``after`` must be left out (``first_given``: the client set it).
 
     Paging both ways at once (Relay allows ``first`` with ``last``) answers nothing a client needs and is refused.
     """
+    order = args.get("order")
+    flipped = order is not None and (getattr(order, "value", order) == ASCENDING) != collection.ascending
+    where = filters.parse(args.get(filters.ARGUMENT), collection)
     last, before, after = args.get("last"), args.get("before"), args.get("after")
     if last is None and before is None:
-        return Window(page_size(args.get("first"), default, maximum), _cursor(after, "after"))
+        size = page_size(args.get("first"), default, maximum)
+        return Window(size, _cursor(after, "after"), flipped=flipped, filter=where)
     for name, given in (("first", first_given), ("after", after is not None)):
         if given:
             raise BadUserInput(
@@ -51,7 +68,22 @@ def window(args: Mapping[str, Any], first_given: bool, default: int, maximum: in
                 "backwards with last and before",
                 argument=name,
             )
-    return Window(page_size(last, default, maximum, "last"), _cursor(before, "before"), backward=True)
+    size = page_size(last, default, maximum, "last")
+    return Window(size, _cursor(before, "before"), backward=True, flipped=flipped, filter=where)
+
+
+ASCENDING = "ASCENDING"
+"""The value of a connection's ``order`` argument that reads the index forwards."""
+
+MAX_FILTERED_READ = 1000
+"""The most items one Query of a filtered page reads (DynamoDB stops at 1 MB anyway)."""
+
+
+def filter_limits(size: int, calls: int) -> list[int]:
+    """The ``Limit`` of each Query a filtered page may send, ``calls`` at most: DynamoDB applies it before the
+    filter, so the first reads what a page needs if every member matches, and each next one four times more. A
+    page whose members all match costs one Query, as unfiltered; a sparse filter reads on, within a known bound."""
+    return [min(MAX_FILTERED_READ, (size + 1) * 4**call) for call in range(calls)]
 
 
 def _cursor(value: Any, argument: str) -> str | None:
@@ -76,19 +108,21 @@ def members_query(
     parent_ids: Ids,
     first: int,
     start_key: Key | None = None,
-    backward: bool = False,
+    window: Window | None = None,
 ) -> QueryRequest:
-    """The members only: ``begins_with`` on their sort-key prefix, one extra item to know if more follow;
-    ``backward`` reads them from the end (the same index, ``ScanIndexForward`` turned), at the same cost."""
+    """The members only: ``begins_with`` on their sort-key prefix, one extra item to know if more follow. The
+    window may read from the end or against the declared order (the same index, ``ScanIndexForward`` turned, at
+    the same cost), and filter."""
     index = model.index(collection.index)
     shape = collection.member.keys[collection.index]
     return QueryRequest(
         partition=(index.pk, shape.pk.format(parent_ids)),
         sort=(index.sk, "begins_with", shape.sk.prefix(parent_ids)),
         index=collection.index,
-        ascending=collection.ascending != backward,
+        ascending=collection.ascending if window is None else window.ascending(collection),
         limit=first + 1,
         start_key=start_key,
+        filter=None if window is None else window.filter,
     )
 
 

@@ -23,10 +23,11 @@ from aiobotocore.config import AioConfig
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 from botocore.exceptions import BotoCoreError, ClientError, EndpointConnectionError
 
-from gateway import accounting, observe
+from gateway import accounting, filters, observe
 from gateway.accounting import Ledger, capacity_units, next_round
 from gateway.config import Settings
 from gateway.errors import Conflict, GatewayError, Throttled, Unavailable
+from gateway.filters import Filter
 from gateway.model import Item, Model
 from gateway.wire import install_fast_reads
 from gateway.writes import TRANSACTION_LIMIT, Reason, Refused, WriteOp
@@ -78,6 +79,8 @@ class QueryRequest:
     start_key: Key | None = None
     sort_end: str | None = None
     """The upper bound, inclusive, of a ``between`` sort condition."""
+    filter: Filter | None = None
+    """Applied by DynamoDB after it reads: ``limit`` then bounds the items read, not those returned."""
 
     def params(self, table: str) -> dict[str, Any]:
         pk_name, pk_value = self.partition
@@ -107,6 +110,10 @@ class QueryRequest:
             params["IndexName"] = self.index
         if self.start_key is not None:
             params["ExclusiveStartKey"] = {k: {"S": v} for k, v in self.start_key.items()}
+        if self.filter is not None:
+            params["FilterExpression"], filter_names, filter_values = filters.expression(self.filter)
+            names.update(filter_names)
+            values.update(filter_values)
         return params
 
 
@@ -214,6 +221,15 @@ class Store:
             start_key = {k: v["S"] for k, v in last.items()} if last else None
             if start_key is None or len(items) >= request.limit:
                 return QueryResult(items, start_key)
+
+    async def query_once(self, request: QueryRequest, ledger: Ledger) -> QueryResult:
+        """One Query call reading at most ``request.limit`` items (returning those its filter keeps)."""
+        params = request.params(self.table)
+        params["Limit"] = request.limit
+        response, _ = await self._send("Query", ledger, None, self._client.query, **params)
+        last = response.get("LastEvaluatedKey")
+        items = [self._decode(raw) for raw in response.get("Items", [])]
+        return QueryResult(items, {k: v["S"] for k, v in last.items()} if last else None)
 
     async def ping(self) -> bool:
         """Whether the table answers; used by the health check."""

@@ -23,13 +23,13 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Coroutine, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from graphql import GraphQLObjectType
 
+from gateway import filters, plan
 from gateway import ids as global_ids
-from gateway import plan
 from gateway.errors import GatewayError
 from gateway.keys import Ids, validate_id
 from gateway.model import Collection, Entity, Item, Link, Model, Root
@@ -146,6 +146,7 @@ class Walk:
         *,
         default_page_size: int,
         max_page_size: int,
+        filter_read_calls: int = 1,
         max_calls: int | None = None,
         max_objects: int | None = None,
         first_round: int = 1,
@@ -156,6 +157,7 @@ class Walk:
         self._scope = scope
         self._default = default_page_size
         self._maximum = max_page_size
+        self._filter_read_calls = filter_read_calls
         self._max_calls = max_calls
         self._max_objects = max_objects
         # Told the path of each field the source refuses, where execution answers FORBIDDEN: explain shows them.
@@ -307,9 +309,10 @@ class Walk:
                 continue
             if not set(relation.member.keys[relation.index].pk.fields) <= ids.keys():
                 continue
-            window = self._window(one)
-            # Only a first page read forwards starts at the parent: a page from the end may never reach it.
-            if window is None or window.cursor is not None or window.backward:
+            window = self._window(one, relation)
+            # Only the first page in the declared order starts at the parent: a page from the end may never reach
+            # it, and a filter cannot keep it (DynamoDB filters no key attribute).
+            if window is None or not window.natural:
                 continue
             if not self._source.permits_query(relation, ids):
                 continue
@@ -331,7 +334,7 @@ class Walk:
         if not self._source.permits_query(collection, ids):
             self._refuse(path)
             return
-        window = self._window(selected)
+        window = self._window(selected, collection)
         if window is None:
             return
         key = (plan.binding(collection, ids), window)
@@ -399,11 +402,11 @@ class Walk:
         if self._max_objects is not None and self.objects > self._max_objects:
             raise TooLarge(self._max_objects)
 
-    def _window(self, selected: Field) -> plan.Window | None:
+    def _window(self, selected: Field, collection: Collection) -> plan.Window | None:
         """The page ``selected`` asks for; None when its arguments are refused (the field reports why)."""
         first_given = "first" in selected.given and selected.args.get("first") is not None
         try:
-            return plan.window(selected.args, first_given, self._default, self._maximum)
+            return plan.window(selected.args, first_given, self._default, self._maximum, collection)
         except GatewayError:
             return None
 
@@ -423,9 +426,17 @@ class Walk:
                 request = plan.parent_and_members_query(self._model, query.collection, placeholders, query.window.size)
             else:
                 request = plan.members_query(
-                    self._model, query.collection, placeholders, query.window.size, backward=query.window.backward
+                    self._model, query.collection, placeholders, query.window.size, window=query.window
                 )
-            self._add(query.path, "Query", 1, round_.number, request.limit, _describe(request))
+            if query.window.filter is None:
+                self._add(query.path, "Query", 1, round_.number, request.limit, _describe(request))
+                continue
+            # A filtered page reads on until it fills: at worst every Query of its budget, one after another, and
+            # what its members start waits for the last.
+            limits = plan.filter_limits(query.window.size, self._filter_read_calls)
+            for i, limit in enumerate(limits):
+                self._add(query.path, "Query", 1, round_.number + i, limit, _describe(replace(request, limit=limit)))
+            self._round.number = max(self._round.number, round_.number + len(limits))
 
     def _add(self, path: str, operation: str, calls: int, round_: int, items: int, request: dict[str, Any]) -> None:
         self.calls += calls
@@ -518,6 +529,7 @@ def _describe(request: Any) -> dict[str, Any]:
         "keyCondition": condition,
         "scanIndexForward": request.ascending,
         "limit": request.limit,
+        **({"filter": filters.describe(request.filter)} if request.filter is not None else {}),
     }
 
 

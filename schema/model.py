@@ -159,13 +159,26 @@ ENROLLMENT = Entity(
 )
 
 WORKSPACE_PROJECTS = Collection(
-    "Workspace.projects", WORKSPACE, PROJECT, ascending=False, counter="projectCount", description="Newest first."
+    "Workspace.projects",
+    WORKSPACE,
+    PROJECT,
+    ascending=False,
+    counter="projectCount",
+    description="Newest first.",
+    filters=("status", "title", "createdBy"),
 )
 ORGANIZATION_USERS = Collection(
-    "Organization.users", ORGANIZATION, USER, counter="userCount", description="By username."
+    "Organization.users", ORGANIZATION, USER, counter="userCount", description="By username.", filters=("role", "name")
 )
 USER_TICKETS = Collection(
-    "User.tickets", USER, TICKET, index="GSI1", ascending=False, counter="ticketCount", description="Newest first."
+    "User.tickets",
+    USER,
+    TICKET,
+    index="GSI1",
+    ascending=False,
+    counter="ticketCount",
+    description="Newest first.",
+    filters=("status", "title"),
 )
 # The profile sorts after the enrolments, so a student's courses are read in descending key order.
 STUDENT_COURSES = Collection(
@@ -176,6 +189,7 @@ STUDENT_COURSES = Collection(
     target=COURSE,
     counter="courseCount",
     description="The courses the student is enrolled in, by course id descending.",
+    filters=("grade", "enrolledOn"),
 )
 COURSE_STUDENTS = Collection(
     "Course.students",
@@ -185,6 +199,7 @@ COURSE_STUDENTS = Collection(
     target=STUDENT,
     counter="enrolledCount",
     description="The students enrolled in the course, by student id.",
+    filters=("grade", "enrolledOn"),
 )
 
 PROJECT_WORKSPACE = Link("Project.workspace", PROJECT, WORKSPACE)

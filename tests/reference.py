@@ -15,7 +15,7 @@ import json
 import math
 from collections import defaultdict
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 Item = dict[str, Any]
@@ -259,6 +259,13 @@ class ConnSel:
     node: Obj | None = None  # the selection of edges.node and of nodes
     after: int | None = None  # the position of the member whose cursor `$cursor` holds (rendered as the variable)
     backward: bool = False  # last (= first) and before (= after) instead: read from the end, or back from the cursor
+    flip: bool = False  # order: against the collection's declared order
+    where: Any = None  # a filter: (attribute, operator, operands), or ("and" | "or", (filters...))
+
+    @property
+    def natural(self) -> bool:
+        """The first page in the declared order: what may come with its parent in one Query."""
+        return self.after is None and not self.backward and not self.flip and self.where is None
 
 
 @dataclass(frozen=True)
@@ -322,7 +329,86 @@ def _render_conn(conn: ConnSel) -> str:
         parts.append(f"edges {{ {' '.join(edge)} }}")
     if conn.nodes and conn.node is not None:
         parts.append(f"nodes {{ {_render_obj(conn.node)} }}")
-    return f"{conn.name}({size}: {conn.first}{after}) {{ {' '.join(parts)} }}"
+    extra = ""
+    if conn.flip:
+        ascending = COLLECTIONS_ASCENDING[conn.name]
+        extra += f", order: {'DESCENDING' if ascending else 'ASCENDING'}"
+    if conn.where is not None:
+        extra += f", where: {_render_filter(conn.where)}"
+    return f"{conn.name}({size}: {conn.first}{after}{extra}) {{ {' '.join(parts)} }}"
+
+
+def _render_filter(where: Any) -> str:
+    """A filter as a GraphQL input literal: a test inside its attribute's condition, groups as and/or lists."""
+    kind, rest = where[0], where[1:]
+    if kind in ("and", "or"):
+        return f"{{ {kind}: [{', '.join(_render_filter(part) for part in rest[0])}] }}"
+    operator, operands = rest
+    if operator in ("in", "between"):
+        value = "[" + ", ".join(_literal(kind, one) for one in operands) + "]"
+    elif operator == "exists":
+        value = "true" if operands[0] else "false"
+    else:
+        value = _literal(kind, operands[0])
+    return f"{{ {kind}: {{ {operator}: {value} }} }}"
+
+
+def _literal(attribute: str, value: Any) -> str:
+    """Enum values are written bare, everything else as JSON."""
+    return value if attribute in ENUM_FILTERS else json.dumps(value)
+
+
+# Filterable attributes per connection (as the demo declares them), and which of them are enums.
+FILTERS = {
+    "projects": ("status", "title", "createdBy"),
+    "users": ("role", "name"),
+    "tickets": ("status", "title"),
+    "courses": ("grade", "enrolledOn"),
+    "students": ("grade", "enrolledOn"),
+}
+ENUM_FILTERS = {"status"}
+COLLECTIONS_ASCENDING = {"projects": False, "users": True, "tickets": False, "courses": False, "students": True}
+FILTER_READ_CALLS = 1
+
+
+def matches(item: Item, where: Any) -> bool:
+    """Whether DynamoDB's filter keeps ``item``: ne holds where the attribute is absent; a value of another type
+    never compares; strings compare by their UTF-8 bytes."""
+    kind, rest = where[0], where[1:]
+    if kind == "and":
+        return all(matches(item, part) for part in rest[0])
+    if kind == "or":
+        return any(matches(item, part) for part in rest[0])
+    operator, operands = rest
+    present = kind in item
+    value = item.get(kind)
+    if operator == "exists":
+        return present == operands[0]
+    if operator == "ne":
+        return not (present and _same_type(value, operands[0]) and value == operands[0])
+    if not present:
+        return False
+    if operator == "eq":
+        return _same_type(value, operands[0]) and value == operands[0]
+    if operator == "in":
+        return any(_same_type(value, one) and value == one for one in operands)
+    if operator == "beginsWith":
+        return isinstance(value, str) and value.startswith(operands[0])
+    low, high = operands
+    return _same_type(value, low) and _bytes(low) <= _bytes(value) <= _bytes(high)
+
+
+def _same_type(a: Any, b: Any) -> bool:
+    return isinstance(a, str) == isinstance(b, str)
+
+
+def _bytes(value: Any) -> Any:
+    return value.encode() if isinstance(value, str) else value
+
+
+def filter_limits(size: int) -> list[int]:
+    """The Limit of each Query a filtered page may send: its size and one, then four times more each time."""
+    return [min(1000, (size + 1) * 4**call) for call in range(FILTER_READ_CALLS)]
 
 
 # --- the reference ---------------------------------------------------------------------------------------------------
@@ -338,7 +424,7 @@ class Cost:
         return f"reference: {self.calls} calls, {self.rounds} rounds\n  " + "\n  ".join(self.trace)
 
 
-PageKey = tuple[Ref, str, int, int | None, bool]
+PageKey = tuple[Ref, ConnSel]
 
 
 @dataclass
@@ -392,8 +478,12 @@ class Reference:
         return Ref(collection.target, tuple(keys[name] for name in TYPES[collection.target].ids))
 
     def page(self, ref: Ref, conn: ConnSel) -> tuple[list[Item], dict[str, bool]]:
-        """The members on a page, in the collection's order, and its hasPreviousPage and hasNextPage."""
+        """The members on a page, in the order asked for, and its hasPreviousPage and hasNextPage."""
         members = self.members(ref, conn.name)
+        if conn.flip:
+            members = members[::-1]
+        if conn.where is not None:
+            return self._filtered_page(members, conn)[:2]
         if conn.backward:
             end = len(members) if conn.after is None else conn.after
             start = max(0, end - conn.first)
@@ -401,6 +491,35 @@ class Reference:
         start = 0 if conn.after is None else conn.after + 1
         more = len(members) > start + conn.first
         return members[start : start + conn.first], {"hasPreviousPage": conn.after is not None, "hasNextPage": more}
+
+    def _filtered_page(self, members: list[Item], conn: ConnSel) -> tuple[list[Item], dict[str, bool], int]:
+        """A filtered first page: DynamoDB reads ``Limit`` items per call and keeps those that match; the reader
+        calls again until the page fills, the collection ends, or the budget is spent. Also the calls it takes."""
+        assert conn.after is None, "the reference reads filtered pages from their start only"
+        order = members[::-1] if conn.backward else members
+        matched: list[Item] = []
+        position, calls, done = 0, 0, False
+        for limit in filter_limits(conn.first):
+            calls += 1
+            chunk = order[position : position + limit]
+            position += len(chunk)
+            matched += [item for item in chunk if matches(item, conn.where)]
+            # DynamoDB says where it stopped whenever it read Limit items, even the last ones.
+            if len(chunk) < limit or len(matched) > conn.first:
+                done = True
+                break
+        more = len(matched) > conn.first or not done
+        page = matched[: conn.first]
+        if conn.backward:
+            return page[::-1], {"hasPreviousPage": more, "hasNextPage": False, "readLimitReached": not done}, calls
+        return page, {"hasPreviousPage": False, "hasNextPage": more, "readLimitReached": not done}, calls
+
+    def page_calls(self, ref: Ref, conn: ConnSel) -> int:
+        """The Query calls a page takes: one, or as many as a filtered page needs to fill."""
+        if conn.where is None:
+            return 1
+        members = self.members(ref, conn.name)
+        return self._filtered_page(members[::-1] if conn.flip else members, conn)[2]
 
     def _link_target(self, ref: Ref, item: Item | None, name: str) -> Ref | None:
         link = LINKS[ref.type, name]
@@ -445,7 +564,11 @@ class Reference:
         if conn.total_count:
             out["totalCount"] = item.get(collection.counter)
         if conn.page_info:
-            info = {**flags, "startCursor": CURSOR if page else None, "endCursor": CURSOR if page else None}
+            stopped = flags.pop("readLimitReached", False)
+            # A page stopped by its budget hands out where reading stopped as its cursor, even with no member.
+            start = CURSOR if page or (stopped and conn.backward) else None
+            end = CURSOR if page or (stopped and not conn.backward) else None
+            info = {**flags, "readLimitReached": stopped, "startCursor": start, "endCursor": end}
             out["pageInfo"] = {name: info[name] for name in conn.page_info}
 
         def node(member: Item) -> dict[str, Any] | None:
@@ -489,7 +612,7 @@ class Reference:
         answered: dict[PageKey, int] = {}  # page -> round whose answer brought it
         waiting: dict[int, list[_Visit]] = defaultdict(list)
         waiting[1].append(_Visit("read", root.ref, root.sel))
-        calls = rounds = 0
+        calls = rounds = clock = 0
         trace: list[str] = []
         r = 0
         while waiting:
@@ -504,12 +627,11 @@ class Reference:
                     first = next((rel for rel in visit.sel.relations if isinstance(rel, ConnSel)), None)
                     if (
                         first is not None
-                        and first.after is None
-                        and not first.backward
+                        and first.natural
                         and COLLECTIONS[ref.type, first.name].head
-                        and (ref, first.name, first.first, None, False) not in answered
+                        and _key(ref, first) not in answered
                     ):
-                        now.combined[(ref, first.name, first.first, None, False)] = ref.key
+                        now.combined[_key(ref, first)] = ref.key
                     else:
                         now.point.add(ref.key)
                     item_round = r
@@ -518,10 +640,13 @@ class Reference:
                 self._start(visit, r, item_round, answered, now, work, waiting)
             point = now.point - set(now.combined.values())
             plain = now.pages - set(now.combined)
-            n = math.ceil(len(point) / 100) + len(now.combined) + len(plain)
+            # A filtered page's calls follow one another; what the round's answers start waits for the last.
+            page_calls = [self.page_calls(page[0], page[1]) for page in plain]
+            n = math.ceil(len(point) / 100) + len(now.combined) + sum(page_calls)
             if n:
                 calls += n
-                rounds = r
+                clock += max([1, *page_calls])
+                rounds = clock
                 trace.append(
                     f"round {r}: {n} calls: point reads {sorted(point)}; "
                     f"parent+page Queries {sorted(_show(p) for p in now.combined)}; "
@@ -532,8 +657,7 @@ class Reference:
                     known.setdefault(key, r)
             for page in now.pages | set(now.combined):
                 answered[page] = r
-                page_ref, name, first, after, backward = page
-                members, _ = self.page(page_ref, ConnSel(name, first, after=after, backward=backward))
+                members, _ = self.page(page[0], page[1])
                 for member in members:
                     known.setdefault((member["PK"], member["SK"]), r)
             for visit, conn in now.then:
@@ -571,7 +695,7 @@ class Reference:
                     at = max(r, item_round + 1)
                     (work if at == r else waiting[at]).append(_Visit("read", target, rel.sel, path=path))
                 continue
-            page: PageKey = (ref, rel.name, rel.first, rel.after, rel.backward)
+            page = _key(ref, rel)
             if page in answered:
                 if self._alive(visit):
                     self._members(visit, rel, r, work)
@@ -606,6 +730,19 @@ class _Visit:
 
 
 def _show(page: PageKey) -> str:
-    ref, name, first, after, backward = page
-    size, cursor = ("last", "before") if backward else ("first", "after")
-    return f"{ref.type}{list(ref.ids)}.{name}({size}: {first}{'' if after is None else f', {cursor}: #{after}'})"
+    ref, conn = page
+    return f"{ref.type}{list(ref.ids)}.{_render_conn(conn)}"
+
+
+def _key(ref: Ref, conn: ConnSel) -> PageKey:
+    """A page as the gateway reads it: the same parent and connection with the same arguments (an and/or of one
+    filter is that filter)."""
+    where = None if conn.where is None else _canonical(conn.where)
+    return ref, replace(conn, total_count=False, page_info=(), edges=None, nodes=False, node=None, where=where)
+
+
+def _canonical(where: Any) -> Any:
+    if where[0] not in ("and", "or"):
+        return where
+    parts = tuple(_canonical(part) for part in where[1])
+    return parts[0] if len(parts) == 1 else (where[0], parts)

@@ -24,6 +24,8 @@ from tests.reference import (
     COLLECTIONS,
     CURSOR,
     EDGE_DATA,
+    FILTER_READ_CALLS,
+    FILTERS,
     LINKS,
     TYPES,
     ConnSel,
@@ -211,6 +213,11 @@ def connections(draw: st.DrawFn, type_name: str, name: str, depth: int, spine: b
     page_info = tuple(draw(st.lists(st.sampled_from(PAGE_INFO), unique=True, max_size=len(PAGE_INFO))))
     if edges is None and shape != "nodes" and shape != "both" and not page_info:
         page_info = ("hasNextPage",)  # a connection selects something that needs its page
+    where = draw(filters(name)) if draw(st.integers(0, 2)) == 0 else None
+    if where is not None and draw(st.booleans()):
+        # Small pages of a filter: its read budget runs out before the collection does.
+        first = min(first, 2)
+        page_info = (*page_info, "hasNextPage") if "hasNextPage" not in page_info else page_info
     return ConnSel(
         name,
         first=first,
@@ -220,10 +227,52 @@ def connections(draw: st.DrawFn, type_name: str, name: str, depth: int, spine: b
         nodes=shape in ("nodes", "both"),
         node=node,
         backward=draw(st.sampled_from([False, False, True])),
+        flip=draw(st.sampled_from([False, False, True])),
+        where=where,
     )
 
 
-PAGE_INFO = ["hasNextPage", "hasPreviousPage", "startCursor", "endCursor"]
+PAGE_INFO = ["hasNextPage", "hasPreviousPage", "startCursor", "endCursor", "readLimitReached"]
+
+# Values the data sets hold (and some they do not), per filterable attribute.
+FILTER_VALUES: dict[str, st.SearchStrategy[Any]] = {
+    "title": st.sampled_from(["Project ", "Ticket ", "Ticket a", "T", "Project -", "Ticket é", "zz"]),
+    "createdBy": st.sampled_from([f"creator-{n}" for n in range(4)]),
+    "role": st.sampled_from(["member", "admin", "owner"]),
+    "name": st.sampled_from(["User ", "User a", "User -/", "zz"]),
+    "grade": st.sampled_from(["G0-0", "G1-2", "G2-", "G", "H"]),
+    "enrolledOn": st.sampled_from([f"2026-09-{day:02d}" for day in (1, 5, 9, 14, 20, 28)]),
+}
+TEXT = {"title", "createdBy", "name", "grade"}
+STATUSES = {
+    "projects": st.sampled_from(["active", "paused", "archived"]),
+    "tickets": st.sampled_from(["open", "closed"]),
+}
+
+
+@st.composite
+def filters(draw: st.DrawFn, name: str, depth: int = 2) -> Any:
+    """A filter on the connection's declared attributes: a test, or now and then an and/or of a few."""
+    if depth > 0 and draw(st.integers(0, 3)) == 0:
+        kind = draw(st.sampled_from(["and", "or"]))
+        return (kind, tuple(draw(st.lists(filters(name, depth - 1), min_size=1, max_size=3))))
+    attribute = draw(st.sampled_from(FILTERS[name]))
+    values = STATUSES[name] if attribute == "status" else FILTER_VALUES[attribute]
+    operators = ["eq", "ne", "in", "exists"]
+    if attribute in TEXT or attribute == "enrolledOn":
+        operators += ["beginsWith", "between"]
+    operator = draw(st.sampled_from(operators))
+    if operator == "exists":
+        return (attribute, operator, (draw(st.booleans()),))
+    if operator == "in":
+        return (attribute, operator, tuple(draw(st.lists(values, min_size=1, max_size=3, unique=True))))
+    if operator == "between":
+        low, high = sorted(draw(st.lists(values, min_size=2, max_size=2)), key=lambda v: v.encode())
+        return (attribute, operator, (low, high))
+    value = draw(values)
+    if operator == "beginsWith" and attribute == "enrolledOn":
+        value = value[:7]
+    return (attribute, operator, (value,))
 
 
 @st.composite
@@ -338,7 +387,10 @@ def table(dynamodb: Any) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def graph(gateway_factory: Callable[..., Gateway], table: str) -> Iterator[Gateway]:
-    with gateway_factory(table, max_calls=10000, max_rounds=50, max_depth=20, max_objects=10**6) as running:
+    # One Query per filtered page: on these small collections pages then stop at their budget often (the pages
+    # that read on over several Queries are the named cases of test_filters.py).
+    settings = {"max_calls": 10000, "max_rounds": 50, "max_depth": 20, "max_objects": 10**6}
+    with gateway_factory(table, filter_read_calls=FILTER_READ_CALLS, **settings) as running:
         yield running
 
 
