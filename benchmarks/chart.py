@@ -8,14 +8,14 @@ from matplotlib.figure import Figure
 
 from benchmarks.operations import OPERATIONS
 from benchmarks.report import clients
-from benchmarks.run import FLOOR, GATEWAY, GATEWAY_STOCK, NAIVE, Results
+from benchmarks.run import FLOOR, GATEWAY, GATEWAY_STOCK, PEER, Results
 
-_COLOURS = {FLOOR: "#9e9e9e", GATEWAY: "#1565c0", GATEWAY_STOCK: "#90caf9", NAIVE: "#e65100"}
+_COLOURS = {FLOOR: "#9e9e9e", GATEWAY: "#1565c0", GATEWAY_STOCK: "#90caf9", PEER: "#e65100"}
 
 
 def save(results: Results, path: Path, title: str) -> None:
     operations = [op.number for op in OPERATIONS if op.number in results.config.operations]
-    systems = [system for system in (FLOOR, GATEWAY, GATEWAY_STOCK, NAIVE) if system in results.systems()]
+    systems = [system for system in (FLOOR, GATEWAY, GATEWAY_STOCK, PEER) if system in results.systems()]
     sizes = results.config.sizes
     # Latency without queueing behind other clients where it was measured: each system's own.
     level = min(results.config.concurrency)
@@ -37,7 +37,7 @@ def save(results: Results, path: Path, title: str) -> None:
         axis.set_yscale("log")
         axis.set_ylabel(label)
         axis.set_xticks(range(len(operations)), [f"#{number}" for number in operations])
-        axis.set_xlabel("canonical operation (DESIGN.md)")
+        axis.set_xlabel("operation (benchmarks/operations.py)")
         axis.legend(fontsize=8)
     if panels == 3:
         for number in operations:
