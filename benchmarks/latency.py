@@ -70,7 +70,7 @@ class LatencyProxy:
         upstream: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
         self._clients.add(writer)
         try:
-            while (request := await _read_message(reader)) is not None:
+            while (request := await read_message(reader)) is not None:
                 head, headers, body = request
                 with self._lock:
                     self.requests[headers.get("x-amz-target", "").rpartition(".")[2]] += 1
@@ -78,7 +78,7 @@ class LatencyProxy:
                 if upstream is None:
                     upstream = await asyncio.open_connection(*self._upstream)
                 upstream[1].write(head + body)
-                answer = await _read_message(upstream[0])
+                answer = await read_message(upstream[0])
                 if answer is None:
                     return
                 writer.write(answer[0] + answer[2])
@@ -99,7 +99,7 @@ async def _hold(delay: float) -> None:
     await asyncio.sleep(delay)
 
 
-async def _read_message(reader: asyncio.StreamReader) -> _Message | None:
+async def read_message(reader: asyncio.StreamReader) -> _Message | None:
     """One HTTP/1.1 message: its head as received, its headers by lower-case name, its body; None at a clean end.
 
     A chunked body comes back de-chunked, with a head that carries its Content-Length instead.
