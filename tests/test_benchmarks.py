@@ -11,7 +11,7 @@ import json
 import re
 import urllib.request
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ from benchmarks.latency import LatencyProxy
 from benchmarks.operations import OPERATIONS
 from benchmarks.run import FLOOR, GATEWAY, PEER, Config, run, workers_name
 from gateway.accounting import Ledger
+from gateway.config import Settings
 from tests.conftest import Gateway
 
 
@@ -49,34 +50,32 @@ def _post(url: str, query: str, variables: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-def test_peer_answers_every_operation_as_the_gateway_does_at_its_plan(
-    gateway_factory: Callable[..., Gateway], bench_table: Config
-) -> None:
-    """The peer is checked equal to the gateway on every benchmark operation: same data, same global ids. The
-    gateway takes each operation's planned calls and rounds on the wire; the peer, reading as GraphQL reaches each
-    level, takes a round more per level on the nested ones, and reports the calls that reached DynamoDB."""
+def test_peer_answers_every_operation_as_the_gateway_does_at_its_plan(bench_table: Config) -> None:
+    """The peer is checked equal to the gateway on every benchmark operation: same data, same global ids. Both
+    reach DynamoDB through a proxy that counts their requests: the gateway sends each operation's planned calls, in
+    its planned rounds; the peer, reading as GraphQL reaches each level, takes a round more per level on the nested
+    ones, and reports the calls it sent."""
     table = bench_table.table(bench_table.sizes[0])
     port = servers.free_port()
-    with (
-        gateway_factory(table) as gateway,
-        LatencyProxy(str(bench_table.endpoint_url), delay=0.0) as wire,
-        servers.serve(servers.peer_command(wire.url, table, port), port) as peer,
-    ):
-        peer.wait_until_ready()
-        for op in OPERATIONS:
-            expected = gateway.query(op.query, op.variables)
-            assert "errors" not in expected, op.name
-            accounted = expected["extensions"]["dynamodb"]
-            assert (accounted["calls"], accounted["rounds"]) == (op.calls, op.rounds), op.name
-            assert sum(gateway.sent.values()) == op.calls, op.name
+    with LatencyProxy(str(bench_table.endpoint_url), delay=0.0) as wire:
+        settings = Settings(endpoint_url=wire.url, table=table, cursor_secret="test-secret", auth_open=True)
+        with Gateway(settings) as gateway, servers.serve(servers.peer_command(wire.url, table, port), port) as peer:
+            peer.wait_until_ready()
+            for op in OPERATIONS:
+                wire.requests.clear()
+                expected = gateway.query(op.query, op.variables)
+                assert "errors" not in expected, op.name
+                accounted = expected["extensions"]["dynamodb"]
+                assert (accounted["calls"], accounted["rounds"]) == (op.calls, op.rounds), op.name
+                assert sum(wire.requests.values()) == op.calls, op.name
 
-            wire.requests.clear()
-            answer = _post(peer.url, op.query, op.variables)
-            assert answer.get("errors") is None, answer
-            assert answer["data"] == expected["data"], op.name
-            assert answer["extensions"]["dynamodb"]["operations"] == dict(wire.requests), op.name
-            if op.nested:
-                assert answer["extensions"]["dynamodb"]["rounds"] > op.rounds, op.name
+                wire.requests.clear()
+                answer = _post(peer.url, op.query, op.variables)
+                assert answer.get("errors") is None, answer
+                assert answer["data"] == expected["data"], op.name
+                assert answer["extensions"]["dynamodb"]["operations"] == dict(wire.requests), op.name
+                if op.nested:
+                    assert answer["extensions"]["dynamodb"]["rounds"] > op.rounds, op.name
 
 
 async def test_floor_makes_each_operations_plan(bench_table: Config) -> None:
