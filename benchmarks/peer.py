@@ -5,7 +5,8 @@ reads into BatchGetItem (100 keys a call, unprocessed keys sent again), one Quer
 aioboto3 client with ``TypeDeserializer``; served by uvicorn. What it does not do is look ahead: a resolver reads
 when GraphQL reaches it, so each level of a nested operation waits for the one above. It answers the benchmark's
 operations with the gateway's field names and global ids, and shares no code with the gateway: its keys are
-written out here, as a team would write them.
+written out here, as a team would write them. Only what the benchmark reads is there: no mutations, no ``node``,
+no cursors (pages are read from the start).
 
 ``python -m benchmarks.peer --endpoint-url URL --table NAME --port N``
 """
