@@ -1,1 +1,1 @@
-"""The benchmark suite: the canonical operations against the gateway, the aioboto3 floor and an N+1 baseline."""
+"""The benchmark suite: the gateway against the aioboto3 floor and the hand-written DataLoader peer."""

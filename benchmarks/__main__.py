@@ -22,8 +22,8 @@ def _parser() -> argparse.ArgumentParser:
     defaults = Config()
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks",
-        description="Drive DESIGN.md's canonical operations through HTTP against the gateway on DynamoDB Local, "
-        "with the aioboto3 floor and an N+1 strawberry baseline on the same table, and print a markdown table.",
+        description="Drive the canonical and nested operations through HTTP against the gateway on DynamoDB Local, "
+        "with the aioboto3 floor and a hand-written DataLoader peer on the same table, and print markdown tables.",
     )
     parser.add_argument(
         "--sizes",
@@ -54,6 +54,26 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--workers", type=int, default=defaults.workers, help="gateway worker processes (default: 1)")
     parser.add_argument(
+        "--latency-ms",
+        type=float,
+        default=defaults.latency_ms,
+        help="also measure gateway, peer and floor at 1 client with this many ms added to each DynamoDB request "
+        "by a proxy, a model of DynamoDB across a network (default: off; try 5)",
+    )
+    parser.add_argument(
+        "--scaling",
+        type=_numbers,
+        default=defaults.scaling,
+        help="also measure the gateway's requests/s with each of these worker counts, comma-separated, "
+        "at --saturation clients (default: off; try 1,2)",
+    )
+    parser.add_argument(
+        "--saturation",
+        type=int,
+        default=defaults.saturation,
+        help=f"concurrent clients for --scaling (default: {defaults.saturation})",
+    )
+    parser.add_argument(
         "--decode",
         choices=DECODES,
         default=defaults.decode,
@@ -63,7 +83,7 @@ def _parser() -> argparse.ArgumentParser:
         "--operations",
         type=_numbers,
         default=defaults.operations,
-        help=f"canonical operations to run, by number (default: all of 1..{len(OPERATIONS)})",
+        help=f"operations to run, by number: 1-8 canonical, 9- nested (default: all of 1..{len(OPERATIONS)})",
     )
     parser.add_argument("--no-baselines", dest="baselines", action="store_false", help="measure the gateway only")
     parser.add_argument(
@@ -83,7 +103,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     unknown = set(args.operations) - {op.number for op in OPERATIONS}
     if unknown:
-        print(f"benchmarks: no canonical operation {sorted(unknown)}", file=sys.stderr)
+        print(f"benchmarks: no operation {sorted(unknown)}", file=sys.stderr)
         return 2
     config = Config(
         sizes=args.sizes,
@@ -95,6 +115,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         decode=args.decode,
         baselines=args.baselines,
         operations=args.operations,
+        latency_ms=args.latency_ms,
+        scaling=args.scaling,
+        saturation=args.saturation,
         endpoint_url=args.endpoint_url,
         data_dir=args.data_dir,
     )

@@ -27,8 +27,12 @@ STUDENT = "stu-probe"
 COURSE = "crs-probe"
 EDGES = 120
 """The probe student takes courses crs-p001..; the probe course has students stu-p001.. enrolled."""
+CLASS = 12
+CLASS_LOAD = 6
+"""A class of students stu-c01.. and courses crs-c01..: student i takes courses i to i + 5 (mod 12), so every
+course has six students and their courses overlap, as in a real timetable."""
 
-_VERSION = "1"
+_VERSION = "2"
 """Bump when the generated items change: tables loaded by an older generator are then rebuilt."""
 _MARKER = {"PK": {"S": "BENCH#table"}, "SK": {"S": "LOADED"}}
 _BATCH = 25
@@ -52,6 +56,15 @@ def ticket_id(user: int, n: int) -> str:
 
 def edge_id(prefix: str, n: int) -> str:
     return f"{prefix}-p{n:03d}"
+
+
+def class_id(prefix: str, n: int) -> str:
+    return f"{prefix}-c{n:02d}"
+
+
+def class_courses(student: int) -> list[int]:
+    """The courses class student ``student`` takes, by number."""
+    return [(student - 1 + k) % CLASS + 1 for k in range(CLASS_LOAD)]
 
 
 def _s(value: str) -> dict[str, str]:
@@ -166,6 +179,11 @@ def probe_items() -> Iterator[WireItem]:
         yield _enrollment(STUDENT, course, n)
         yield _student(student, n)
         yield _enrollment(student, COURSE, n)
+    for n in range(1, CLASS + 1):
+        yield _course(class_id("crs", n), n)
+        yield _student(class_id("stu", n), n)
+        for taken in class_courses(n):
+            yield _enrollment(class_id("stu", n), class_id("crs", taken), taken)
 
 
 def _filler() -> Iterator[WireItem]:

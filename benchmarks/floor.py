@@ -136,6 +136,50 @@ async def _project_workspace(floor: Floor) -> Any:
     return await floor.batch_get([(f"WS#{data.WS}", project), (f"WS#{data.WS}", "META")])
 
 
+async def _project_workspace_projects(floor: Floor) -> Any:
+    project = f"PROJ#{data.project_id(data.PROJECTS - 5)}"
+    return await accounting.gather(
+        floor.batch_get([(f"WS#{data.WS}", project), (f"WS#{data.WS}", "META")]),
+        floor.query(f"WS#{data.WS}", ("begins_with", "PROJ#"), limit=FIRST_PROJECTS + 1, ascending=False),
+    )
+
+
+async def _ticket_user_organization_users(floor: Floor) -> Any:
+    ticket = f"TICKET#{data.ticket_id(1, 0)}"
+    (found,) = await floor.batch_get([(ticket, ticket)])
+    # The ticket's GSI1 partition key names its user: ORG#<orgName>#USER#<username>.
+    _, org, _, user = str(found["GSI1PK"]).split("#")
+    return await accounting.gather(
+        floor.batch_get([(f"ORG#{org}", f"USER#{user}")]),
+        floor.query(f"ORG#{org}", (">=", f"METADATA#{org}"), limit=SMALL_PAGE + 2, ascending=True),
+    )
+
+
+async def _course_students_courses(floor: Floor) -> Any:
+    course = data.class_id("crs", 1)
+    found: list[Any] = await accounting.gather(
+        floor.batch_get([(f"CRS#{course}", "METADATA")]),
+        floor.query(f"CRS#{course}", ("begins_with", "STU#"), limit=SMALL_PAGE + 1, ascending=True, index="GSI1"),
+    )
+    _, edges = found
+    # Each student's Query brings its profile (PROFILE sorts after ENROLL#) with its newest enrolments.
+    students: list[Items] = await accounting.gather(
+        *(
+            floor.query(str(edge["GSI1SK"]), ("<=", "PROFILE"), limit=SMALL_PAGE + 2, ascending=False)
+            for edge in edges[:SMALL_PAGE]
+        )
+    )
+    enrolled = {
+        str(item["SK"]).removeprefix("ENROLL#")
+        for items in students
+        for item in items[: SMALL_PAGE + 1]
+        if str(item["SK"]).startswith("ENROLL#")
+    }
+    # The course the operation starts at was read in the first round.
+    courses = sorted(enrolled - {f"CRS#{course}"})
+    return students, await floor.batch_get([(one, "METADATA") for one in courses])
+
+
 PLANS: dict[int, Callable[[Floor], Awaitable[Any]]] = {
     1: _workspace_projects,
     2: _organization_users,
@@ -145,5 +189,8 @@ PLANS: dict[int, Callable[[Floor], Awaitable[Any]]] = {
     6: _course_students,
     7: _students_by_id,
     8: _project_workspace,
+    9: _project_workspace_projects,
+    10: _ticket_user_organization_users,
+    11: _course_students_courses,
 }
-"""Each canonical operation's plan, by its number in DESIGN.md's table."""
+"""Each operation's plan, by its number in ``benchmarks.operations``."""

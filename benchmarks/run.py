@@ -1,8 +1,14 @@
-"""The benchmark run: tables ready, servers up, each canonical operation driven for a duration per system."""
+"""The benchmark run: tables ready, servers up, each operation driven for a duration per system, taking turns.
+
+Three phases, on the first table size for all but the first: every system on every size, the same systems
+through the latency proxy (``latency_ms``), and the gateway with each number of workers at saturation
+(``scaling``).
+"""
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import statistics
 import time
@@ -25,7 +31,7 @@ from schema.model import MODEL, ORGANIZATION_USERS
 GATEWAY = "gateway"
 GATEWAY_STOCK = "gateway (stock decode)"
 FLOOR = "aioboto3 floor"
-NAIVE = "N+1 strawberry"
+PEER = "dataloader peer"
 
 DECODES = ("fast", "stock", "both")
 
@@ -53,6 +59,12 @@ class Config:
     """``fast`` or ``stock``: how the gateway decodes DynamoDB responses; ``both`` measures the stock one too."""
     baselines: bool = True
     operations: tuple[int, ...] = tuple(op.number for op in OPERATIONS)
+    latency_ms: float = 0.0
+    """When above 0, the gateway, the peer and the floor are measured again with this delay added to each
+    DynamoDB request (``benchmarks.latency``), at 1 client: a model of DynamoDB across a network."""
+    scaling: tuple[int, ...] = ()
+    """Worker counts the gateway is measured with at ``saturation`` clients, taking turns: requests/s per core."""
+    saturation: int = 8
     endpoint_url: str | None = None
     """A DynamoDB to use; by default the benchmark runs its own DynamoDB Local with tables under ``data_dir``."""
     data_dir: Path = engine.DATA_DIR
@@ -77,7 +89,9 @@ class Sample:
     p50_ms: float
     p99_ms: float
     cpu_ms: float
-    """CPU time of the system's process per request: the gateway's, the N+1 server's, or the floor's client."""
+    """CPU time of the system's process per request: the gateway's, the peer's, or the floor's client."""
+    latency_ms: float = 0.0
+    """The delay the latency proxy added to each DynamoDB request; 0 without the proxy."""
 
     @property
     def throughput(self) -> float:
@@ -105,17 +119,23 @@ class Results:
     """How long building each table took in this run (tables found complete are not listed)."""
 
     def get(
-        self, system: str, operation: int, size: int | None = None, concurrency: int | None = None
+        self,
+        system: str,
+        operation: int,
+        size: int | None = None,
+        concurrency: int | None = None,
+        latency_ms: float = 0.0,
     ) -> Sample | None:
-        """A sample; the first table size and the highest concurrency unless told."""
+        """A sample; the first table size, the highest concurrency and no added latency unless told."""
         wanted = (
             system,
             operation,
             self.config.sizes[0] if size is None else size,
             self.config.concurrency[-1] if concurrency is None else concurrency,
+            latency_ms,
         )
         for sample in self.samples:
-            if (sample.system, sample.operation, sample.size, sample.concurrency) == wanted:
+            if (sample.system, sample.operation, sample.size, sample.concurrency, sample.latency_ms) == wanted:
                 return sample
         return None
 
@@ -138,6 +158,8 @@ def run(config: Config, progress: Callable[[str], None] = lambda _: None) -> Res
         raise ValueError(f"concurrency levels must be 1 or more, not {config.concurrency!r}")
     if config.rounds < 1:
         raise ValueError(f"rounds must be 1 or more, not {config.rounds!r}")
+    if min(config.scaling, default=1) < 1 or config.saturation < 1 or config.latency_ms < 0:
+        raise ValueError("workers and clients must be 1 or more, and the added latency 0 or more")
     results = Results(config)
     operations = [op for op in OPERATIONS if op.number in config.operations]
     with engine.engine(config.endpoint_url, config.data_dir) as endpoint_url:
@@ -160,6 +182,12 @@ def run(config: Config, progress: Callable[[str], None] = lambda _: None) -> Res
                     for sample in samples:
                         progress(_line(sample))
                     results.samples += samples
+        if config.latency_ms:
+            progress(f"with {config.latency_ms:g} ms added to each DynamoDB request")
+            results.samples += _latency_model(config, endpoint_url, operations, progress)
+        if config.scaling:
+            progress(f"the gateway with {', '.join(map(str, config.scaling))} workers, {config.saturation} clients")
+            results.samples += _scaling(config, endpoint_url, operations, progress)
         if config.baselines and BIG_QUERY in config.operations:
             results.client_cpu = _run(_client_cpu(endpoint_url, config.table(config.sizes[0]), config))
             progress(
@@ -203,9 +231,61 @@ def _run(work: Coroutine[Any, Any, T]) -> T:
         return runner.run(work)
 
 
+def _latency_model(
+    config: Config, endpoint_url: str, operations: list[Operation], progress: Callable[[str], None]
+) -> list[Sample]:
+    """The gateway, the peer and the floor on the first table, each DynamoDB request through the latency proxy."""
+    size, port = config.sizes[0], servers.free_port()
+    command = servers.latency_command(endpoint_url, config.latency_ms, port)
+    decode = "fast" if config.decode == "both" else config.decode
+    measured = dataclasses.replace(config, concurrency=(1,), decode=decode)
+    samples = []
+    with ExitStack() as stack:
+        proxy = stack.enter_context(servers.serve(command, port))
+        proxy.wait_until_listening()
+        systems = dict(_start_servers(stack, measured, proxy.url, size, base=True))
+        for server in systems.values():
+            server.wait_until_ready()
+        for operation in operations:
+            found = _run(_measure(measured, proxy.url, size, operation, systems, floor=True))
+            for sample in found:
+                sample = dataclasses.replace(sample, latency_ms=config.latency_ms)
+                progress(_line(sample))
+                samples.append(sample)
+    return samples
+
+
+def workers_name(workers: int) -> str:
+    """The gateway's name in the scaling phase."""
+    return f"{GATEWAY}, {workers} worker{'s' if workers > 1 else ''}"
+
+
+def _scaling(
+    config: Config, endpoint_url: str, operations: list[Operation], progress: Callable[[str], None]
+) -> list[Sample]:
+    """The gateway with each worker count at saturation, on the first table, the counts taking turns."""
+    measured = dataclasses.replace(config, concurrency=(config.saturation,), baselines=False, decode="fast")
+    samples = []
+    with ExitStack() as stack:
+        systems = {}
+        for workers in config.scaling:
+            one = dataclasses.replace(measured, workers=workers)
+            ((_, server),) = _start_servers(stack, one, endpoint_url, config.sizes[0], base=False)
+            systems[workers_name(workers)] = server
+        for server in systems.values():
+            server.wait_until_ready()
+        for operation in operations:
+            found = _run(_measure(measured, endpoint_url, config.sizes[0], operation, systems, floor=False))
+            for sample in found:
+                progress(_line(sample))
+            samples += found
+    return samples
+
+
 def _line(sample: Sample) -> str:
+    added = f" +{sample.latency_ms:g} ms" if sample.latency_ms else ""
     return (
-        f"  {sample.size:>9,} #{sample.operation} {sample.system:<24} x{sample.concurrency:<3} "
+        f"  {sample.size:>9,} #{sample.operation:<2} {sample.system + added:<24} x{sample.concurrency:<3} "
         f"p50 {sample.p50_ms:7.2f} ms  {sample.throughput:7.1f}/s  CPU {sample.cpu_ms:6.2f} ms"
     )
 
@@ -235,15 +315,15 @@ def _start_servers(
         yield name, stack.enter_context(servers.serve(command, port, env))
     if config.baselines and base:
         port = servers.free_port()
-        yield NAIVE, stack.enter_context(servers.serve(servers.naive_command(endpoint_url, table, port), port))
+        yield PEER, stack.enter_context(servers.serve(servers.peer_command(endpoint_url, table, port), port))
 
 
 def _check_same_answers(operation: Operation, answers: dict[str, Any]) -> None:
     """A baseline that answers differently would not be a baseline for the same work."""
-    expected = answers[GATEWAY]
-    for system, answer in answers.items():
+    (first, expected), *others = answers.items()
+    for system, answer in others:
         if answer != expected:
-            raise RuntimeError(f"{system} answers operation #{operation.number} differently from the gateway")
+            raise RuntimeError(f"{system} answers operation #{operation.number} differently from {first}")
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,9 @@ import sys
 import tempfile
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,11 +45,18 @@ class Server:
 
     def wait_until_ready(self) -> None:
         """Return once ``/graphql`` answers; servers start together and are waited for one by one."""
+        self._wait_for(_answers)
+
+    def wait_until_listening(self) -> None:
+        """Return once the server accepts connections: for one that does not speak GraphQL."""
+        self._wait_for(_listens)
+
+    def _wait_for(self, up: Callable[[str], bool]) -> None:
         deadline = time.monotonic() + _READY_TIMEOUT
         while True:
             if self.process.poll() is not None:
                 raise RuntimeError(f"{self.what} exited with code {self.process.returncode}: {self._tail()}")
-            if _answers(self.url):
+            if up(self.url):
                 return
             if time.monotonic() > deadline:
                 raise RuntimeError(f"{self.what} did not answer within {_READY_TIMEOUT:g} s: {self._tail()}")
@@ -73,8 +81,12 @@ def gateway_command(endpoint_url: str, table: str, port: int, workers: int) -> l
     ]
 
 
-def naive_command(endpoint_url: str, table: str, port: int) -> list[str]:
-    return ["-m", "benchmarks.naive", "--endpoint-url", endpoint_url, "--table", table, "--port", str(port)]
+def peer_command(endpoint_url: str, table: str, port: int) -> list[str]:
+    return ["-m", "benchmarks.peer", "--endpoint-url", endpoint_url, "--table", table, "--port", str(port)]
+
+
+def latency_command(upstream: str, delay_ms: float, port: int) -> list[str]:
+    return ["-m", "benchmarks.latency", "--upstream", upstream, "--delay-ms", f"{delay_ms:g}", "--port", str(port)]
 
 
 @contextmanager
@@ -101,6 +113,15 @@ def serve(arguments: Sequence[str], port: int, env: Mapping[str, str] | None = N
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+
+
+def _listens(url: str) -> bool:
+    parts = urllib.parse.urlsplit(url)
+    try:
+        with socket.create_connection((parts.hostname, parts.port), timeout=2.0):
+            return True
+    except OSError:
+        return False
 
 
 def _answers(url: str) -> bool:

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import urlparse
 
+from benchmarks.latency import read_message
+
 Kind = Literal["throttle", "error_before", "error_after", "drop_after", "delay"]
 KINDS: tuple[Kind, ...] = ("throttle", "error_before", "error_after", "drop_after", "delay")
 """throttle: 400 ThrottlingException or ProvisionedThroughputExceededException, not forwarded.
@@ -145,7 +147,7 @@ class FaultProxy:
         self._connections.add(task)
         try:
             while True:
-                request = await _read_message(reader)
+                request = await read_message(reader)
                 if request is None:
                     return
                 head, headers, body = request
@@ -178,7 +180,7 @@ class FaultProxy:
         try:
             writer.write(request)
             await writer.drain()
-            answer = await _read_message(reader)
+            answer = await read_message(reader)
         finally:
             writer.close()
         if answer is None:
@@ -219,39 +221,3 @@ def _error(rule: Rule) -> bytes:
         f"Content-Length: {len(payload)}\r\nx-amzn-RequestId: fault-proxy\r\n\r\n"
     )
     return head.encode() + payload
-
-
-async def _read_message(reader: asyncio.StreamReader) -> tuple[bytes, dict[str, str], bytes] | None:
-    """One HTTP/1.1 message: its head (start line and headers, as received), headers by lower-case name, body.
-
-    None at a clean end of the connection. A chunked body is returned de-chunked with its head rewritten to carry
-    a Content-Length, so it can be passed on as it is.
-    """
-    try:
-        raw = await reader.readuntil(b"\r\n\r\n")
-    except asyncio.IncompleteReadError as error:
-        if error.partial:
-            raise
-        return None
-    headers: dict[str, str] = {}
-    for line in raw.decode("latin-1").split("\r\n")[1:]:
-        name, _, value = line.partition(":")
-        if name:
-            headers[name.strip().lower()] = value.strip()
-    if headers.get("transfer-encoding", "").lower() == "chunked":
-        body = b""
-        while True:
-            size = int((await reader.readuntil(b"\r\n")).split(b";")[0], 16)
-            chunk = await reader.readexactly(size + 2)
-            if size == 0:
-                break
-            body += chunk[:-2]
-        lines = [
-            line
-            for line in raw.decode("latin-1").split("\r\n")
-            if line and not line.lower().startswith("transfer-encoding")
-        ]
-        raw = ("\r\n".join([*lines, f"Content-Length: {len(body)}"]) + "\r\n\r\n").encode("latin-1")
-        return raw, headers, body
-    body = await reader.readexactly(int(headers.get("content-length", "0")))
-    return raw, headers, body

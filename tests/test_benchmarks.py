@@ -1,22 +1,122 @@
-"""The benchmark suite, run briefly on a tiny table: it reports every canonical operation at its DESIGN.md plan.
+"""The benchmark suite, run briefly on a tiny table: its systems answer alike, at their plans, and it reports its
+targets.
 
-No timing is asserted: only what the report must contain and what the baselines must show.
+No timing is asserted: only what the report must contain, what reaches DynamoDB, and what the baselines answer.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import re
+import urllib.request
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import boto3
 import pytest
 
-from benchmarks import chart, data, report
+from benchmarks import chart, data, engine, floor, latency, report, servers
 from benchmarks.client import Client, HttpError
+from benchmarks.latency import LatencyProxy
 from benchmarks.operations import OPERATIONS
-from benchmarks.run import FLOOR, GATEWAY, NAIVE, Config, Results, run
+from benchmarks.run import FLOOR, GATEWAY, PEER, Config, run, workers_name
+from gateway.accounting import Ledger
+from gateway.config import Settings
+from tests.conftest import Gateway
+
+
+@pytest.fixture(scope="module")
+def bench_table(endpoint: str, dynamodb: Any) -> Iterator[Config]:
+    """A benchmark table of the smallest size, loaded as the benchmark loads it; the config that names it."""
+    config = Config(sizes=(data.minimum_size(),), endpoint_url=endpoint, table_prefix=f"bench-{uuid.uuid4().hex[:8]}")
+
+    async def load() -> None:
+        async with engine.client(endpoint) as client:
+            await data.ensure_table(client, config.table(config.sizes[0]), config.sizes[0])
+
+    asyncio.run(load())
+    yield config
+    dynamodb.delete_table(TableName=config.table(config.sizes[0]))
+
+
+def _post(url: str, query: str, variables: dict[str, Any]) -> dict[str, Any]:
+    body = json.dumps({"query": query, "variables": variables}).encode()
+    headers = {"Content-Type": "application/json", "X-Tablegraph-Accounting": "1"}
+    with urllib.request.urlopen(urllib.request.Request(f"{url}/graphql", body, headers), timeout=30) as answer:
+        result: dict[str, Any] = json.load(answer)
+    return result
+
+
+def test_peer_answers_every_operation_as_the_gateway_does_at_its_plan(bench_table: Config) -> None:
+    """The peer is checked equal to the gateway on every benchmark operation: same data, same global ids. Both
+    reach DynamoDB through a proxy that counts their requests: the gateway sends each operation's planned calls, in
+    its planned rounds; the peer, reading as GraphQL reaches each level, takes a round more per level on the nested
+    ones, and reports the calls it sent."""
+    table = bench_table.table(bench_table.sizes[0])
+    port = servers.free_port()
+    with LatencyProxy(str(bench_table.endpoint_url), delay=0.0) as wire:
+        settings = Settings(endpoint_url=wire.url, table=table, cursor_secret="test-secret", auth_open=True)
+        with Gateway(settings) as gateway, servers.serve(servers.peer_command(wire.url, table, port), port) as peer:
+            peer.wait_until_ready()
+            for op in OPERATIONS:
+                wire.requests.clear()
+                expected = gateway.query(op.query, op.variables)
+                assert "errors" not in expected, op.name
+                accounted = expected["extensions"]["dynamodb"]
+                assert (accounted["calls"], accounted["rounds"]) == (op.calls, op.rounds), op.name
+                assert sum(wire.requests.values()) == op.calls, op.name
+
+                wire.requests.clear()
+                answer = _post(peer.url, op.query, op.variables)
+                assert answer.get("errors") is None, answer
+                assert answer["data"] == expected["data"], op.name
+                assert answer["extensions"]["dynamodb"]["operations"] == dict(wire.requests), op.name
+                if op.nested:
+                    assert answer["extensions"]["dynamodb"]["rounds"] > op.rounds, op.name
+
+
+async def test_floor_makes_each_operations_plan(bench_table: Config) -> None:
+    """What the gateway is divided by is the plan itself, made with the stock client."""
+    assert {op.number for op in OPERATIONS} == set(floor.PLANS)
+    async with engine.client(str(bench_table.endpoint_url)) as client:
+        for op in OPERATIONS:
+            ledger = Ledger()
+            await floor.PLANS[op.number](floor.Floor(client, bench_table.table(bench_table.sizes[0]), ledger))
+            assert (len(ledger.calls), ledger.rounds) == (op.calls, op.rounds), op.name
+
+
+def test_latency_proxy_holds_every_request_for_its_delay_and_forwards_it(
+    endpoint: str, bench_table: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each DynamoDB request through the proxy is held once, for the delay, then answered by the engine."""
+    held: list[float] = []
+    sleep = asyncio.sleep
+
+    async def spy(delay: float) -> None:
+        held.append(delay)
+        await sleep(delay)
+
+    monkeypatch.setattr(latency, "_hold", spy)
+    table = bench_table.table(bench_table.sizes[0])
+    with LatencyProxy(endpoint, delay=0.005) as proxy:
+        through = boto3.client(
+            "dynamodb",
+            endpoint_url=proxy.url,
+            region_name="us-east-1",
+            aws_access_key_id="local",
+            aws_secret_access_key="local",
+        )
+        workspace = {"PK": {"S": f"WS#{data.WS}"}, "SK": {"S": "META"}}
+        for _ in range(3):
+            assert through.get_item(TableName=table, Key=workspace)["Item"]["displayName"] == {"S": "Probe workspace"}
+        found = through.batch_get_item(RequestItems={table: {"Keys": [workspace]}})
+        assert len(found["Responses"][table]) == 1
+        through.close()
+    assert dict(proxy.requests) == {"GetItem": 3, "BatchGetItem": 1}
+    assert held == [0.005] * 4
 
 
 def _rows(markdown: str, header_start: str, after: str = "") -> list[dict[str, str]]:
@@ -34,59 +134,70 @@ def _rows(markdown: str, header_start: str, after: str = "") -> list[dict[str, s
     return rows
 
 
-def _brief_run(endpoint: str, dynamodb: Any) -> Results:
+def test_benchmark_reports_gateway_peer_and_floor_with_its_targets(bench_table: Config, tmp_path: Path) -> None:
+    """A tiny run of every phase: both levels with their ratios, the latency model, the workers, the targets."""
+    operations = (2, 3, 10)
     config = Config(
-        sizes=(data.minimum_size(),),
+        sizes=bench_table.sizes,
         concurrency=(1, 2),
-        duration=0.1,
+        duration=0.05,
         warmup=0,
-        rounds=2,
+        rounds=1,
         decode="fast",
-        endpoint_url=endpoint,
-        table_prefix=f"bench-{uuid.uuid4().hex[:8]}",
+        operations=operations,
+        endpoint_url=bench_table.endpoint_url,
+        table_prefix=bench_table.table_prefix,
+        latency_ms=5,
+        scaling=(1, 2),
+        saturation=2,
     )
-    try:
-        return run(config)
-    finally:
-        dynamodb.delete_table(TableName=config.table(config.sizes[0]))
-
-
-def test_benchmark_reports_each_canonical_operation_at_its_planned_cost(
-    endpoint: str, dynamodb: Any, tmp_path: Path
-) -> None:
-    results = _brief_run(endpoint, dynamodb)
+    results = run(config)
     text = report.markdown(results, machine_line="test machine")
+    chosen = [op for op in OPERATIONS if op.number in operations]
 
-    # One table per concurrency level, each with every operation at its plan and the ratios of that level.
     for heading in ("With 1 client: each system's own latency:", "With 2 concurrent clients:"):
         rows = _rows(text, "| # | operation |", after=heading)
-        assert [row["#"] for row in rows] == [str(op.number) for op in OPERATIONS]
-        for op, row in zip(OPERATIONS, rows, strict=True):
+        assert [row["#"] for row in rows] == [str(op.number) for op in chosen]
+        for op, row in zip(chosen, rows, strict=True):
             assert (row["calls"], row["rounds"]) == (str(op.calls), str(op.rounds)), op.name
-            assert row["gateway ÷ floor (p50)"].endswith("x")
-            assert row["N+1 ÷ gateway (p50)"].endswith("x")
-    for op in OPERATIONS:
+            assert row["gateway ÷ floor (p50)"].endswith("x") and row["gateway ÷ peer (p50)"].endswith("x")
+    for op in chosen:
         for level in (1, 2):
-            samples = [results.get(system, op.number, concurrency=level) for system in (GATEWAY, FLOOR, NAIVE)]
-            gateway, floor, naive = samples
-            assert gateway and floor and naive
-            assert {sample.concurrency for sample in samples} == {level}
-            assert (floor.calls, floor.rounds) == (op.calls, op.rounds), op.name
-            if op.nested:
-                assert naive.calls > gateway.calls, op.name
-            assert gateway.requests > 0 and gateway.cpu_ms > 0
+            gateway, floor_, peer = (results.get(name, op.number, concurrency=level) for name in (GATEWAY, FLOOR, PEER))
+            assert gateway and floor_ and peer
+            assert (floor_.calls, floor_.rounds) == (op.calls, op.rounds), op.name
+            assert gateway.requests > 0 and gateway.cpu_ms > 0 and peer.cpu_ms > 0 and floor_.cpu_ms > 0
 
-    # The targets, with the figures that meet or miss them.
-    assert results.client_cpu is not None
-    assert results.client_cpu.stock_ms > 0 and results.client_cpu.gateway_ms > 0
+    # Through the latency proxy: every system at 1 client, the gateway still at its plan.
+    delayed_heading = "With 5 ms added to each DynamoDB request (benchmarks/latency.py), 1 client:"
+    rows = _rows(text, "| # | operation |", after=delayed_heading)
+    assert [row["#"] for row in rows] == [str(op.number) for op in chosen]
+    for op in chosen:
+        for name in (GATEWAY, FLOOR, PEER):
+            sample = results.get(name, op.number, concurrency=1, latency_ms=5)
+            assert sample is not None and sample.requests > 0, (name, op.name)
+        delayed = results.get(GATEWAY, op.number, concurrency=1, latency_ms=5)
+        assert delayed is not None and (delayed.calls, delayed.rounds) == (op.calls, op.rounds)
+
+    # The gateway by workers, at saturation.
+    rows = _rows(text, "| # | operation |", after="The gateway by worker processes, 2 concurrent clients (saturation):")
+    assert [row["#"] for row in rows] == [str(op.number) for op in chosen]
+    assert all(float(row[f"req/s, {workers_name(2)}"]) > 0 for row in rows)
+
     targets = text.split("Targets:\n\n", 1)[1].split("\n\n", 1)[0].splitlines()
     assert [line.split(":")[0] for line in targets] == [
-        "- p50 latency within 1.3x of the aioboto3 floor, 1 client",
-        "- p50 latency within 1.3x of the aioboto3 floor, 2 concurrent clients",
-        "- CPU per 100-item Query below half of the stock aioboto3 client's",
+        "- gateway ÷ floor ≤ 1.0 on every canonical operation, 1 client",
+        "- gateway ÷ floor ≤ 1.0 on every canonical operation, 2 concurrent clients",
+        "- gateway ÷ floor ≤ 0.6 on operations of 3 calls or more, 1 client",
+        "- gateway ÷ floor ≤ 0.6 on operations of 3 calls or more, 2 concurrent clients",
+        "- gateway ÷ peer ≤ 0.5 on nested operations, 1 client",
+        "- gateway ÷ peer ≤ 0.5 on nested operations, 2 concurrent clients",
+        "- gateway ÷ peer ≤ 0.5 on nested operations, 1 client, 5 ms added to each DynamoDB request",
+        "- CPU per 100-item Query, the DynamoDB client alone",
     ]
-    assert all(f"of {len(OPERATIONS)} within." in line for line in targets[:2])
-    assert targets[2].endswith(("met.", "missed."))
+    for line in targets[:7]:
+        assert re.fullmatch(r"- .+: (met|missed on \d+ of \d+) \((#\d+ \d+\.\d\dx(, )?)+\)\.", line), line
+    assert "#2 " in targets[0] and "#3 " in targets[2] and "#10 " in targets[2] and "#10 " in targets[4]
 
     picture = tmp_path / "bench.png"
     chart.save(results, picture, "test")
