@@ -44,8 +44,7 @@ def _value_size(value: Any) -> int:
     if isinstance(value, bool) or value is None:
         return 1
     if isinstance(value, int | float | Decimal):
-        digits = len(Decimal(str(value)).normalize().as_tuple().digits)
-        return (digits + 1) // 2 + 1
+        return _number_size(Decimal(str(value)))
     if isinstance(value, bytes | bytearray):
         return len(value)
     if isinstance(value, Mapping):
@@ -56,6 +55,19 @@ def _value_size(value: Any) -> int:
     if isinstance(value, set | frozenset):
         return sum(_value_size(one) for one in value)
     raise TypeError(f"not a DynamoDB value: {type(value).__name__}")
+
+
+def _number_size(number: Decimal) -> int:
+    """A number is stored in base 100: a byte of exponent, a byte per pair of digits aligned on the decimal point
+    (zero pairs at either end not stored), and a byte more when negative; zero is one byte."""
+    if number == 0:
+        return 1
+    sign, digits, exponent = number.normalize().as_tuple()
+    assert isinstance(exponent, int)  # finite: DynamoDB stores no NaN or infinity
+    if exponent % 2:
+        digits, exponent = (*digits, 0), exponent - 1
+    pairs = (len(digits) + 1) // 2
+    return 1 + pairs + sign
 
 
 def check_size(entity: Entity, item: Mapping[str, Any]) -> None:

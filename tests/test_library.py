@@ -8,13 +8,15 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import boto3
+import boto3.dynamodb.types
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gateway.accounting import Ledger
 from gateway.errors import Unavailable
-from gateway.model import Item
+from gateway.model import Attribute, Collection, Copy, Entity, Index, Item, KeyShape, Model, Shape
+from gateway.nested import MAX_ITEM_BYTES, item_size
 from gateway.store import Store, table_definition
 from gateway.writes import WriteOp, with_counters
 from schema.library import LIBRARY
@@ -442,3 +444,84 @@ def test_a_change_that_copies_nothing_rewrites_nothing(library: Gateway, prolifi
     result, sent = mutate(library, "updateAuthor", {"authorId": prolific, "expectedVersion": 1, "birthYear": 1950})
     assert result["__typename"] == "Author"
     assert sent == {"UpdateItem": 1}
+
+
+# --- the declaration refuses designs it cannot serve -----------------------------------------------------------
+
+
+def _model(*collections: Collection, copies: tuple[Copy, ...] = ()) -> Model:
+    return Model(
+        table="t",
+        indexes=(Index(None, "PK", "SK"),),
+        entities=tuple({one: None for c in collections for one in (c.parent, c.member)}),
+        collections=collections,
+        copies=copies,
+    )
+
+
+PLACE = Entity("Place", {None: KeyShape.of("P#{placeId}", "P")}, {"name": "S"})
+SHOP = Entity(
+    "Shop",
+    {None: KeyShape.of("P#{placeId}", "S#{state}#{city}#{shopId}")},
+    {"place_name": Attribute("S", writable=False), "size": Attribute("INT", writable=False), "note": "S"},
+)
+
+
+@pytest.mark.parametrize("levels", [("city",), ("state", "city", "shopId"), ("city", "state"), ("first",)], ids=str)
+def test_levels_are_the_key_ids_after_the_parents_and_before_the_members_own(levels: tuple[str, ...]) -> None:
+    with pytest.raises(ValueError, match="level"):
+        _model(Collection("Place.shops", PLACE, SHOP, levels=levels))
+    assert _model(Collection("Place.shops", PLACE, SHOP, levels=("state", "city")))
+
+
+@pytest.mark.parametrize(
+    ("attribute", "source"), [("note", "name"), ("size", "name"), ("place_name", "missing"), ("missing", "name")]
+)
+def test_a_copy_is_a_declared_non_input_of_its_sources_type(attribute: str, source: str) -> None:
+    shops = Collection("Place.shops", PLACE, SHOP)
+    with pytest.raises(ValueError, match="Shop"):
+        _model(shops, copies=(Copy(shops, attribute, source),))
+    assert _model(shops, copies=(Copy(shops, "place_name", "name"),))
+
+
+def test_shapes_describe_maps_and_lists_only() -> None:
+    shape = Shape("Point", {"x": "N", "y": "N"})
+    for wrong in (
+        lambda: Attribute("S", shape=shape),
+        lambda: Attribute("M", element="S"),
+        lambda: Attribute("L", shape=shape, element="S"),
+        lambda: Attribute("L", element="M"),
+        lambda: Shape("Bad", {"raw": "M"}),
+    ):
+        with pytest.raises(ValueError):
+            wrong()
+
+
+# --- the item size is DynamoDB's -------------------------------------------------------------------------------
+
+_VALUES = st.recursive(
+    st.text(max_size=20)
+    | st.booleans()
+    | st.decimals(allow_nan=False, allow_infinity=False, places=3, min_value=-(10**9), max_value=10**9),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(min_size=1, max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=25, deadline=None)
+@given(attributes=st.dictionaries(st.text(alphabet="abcdef", min_size=1, max_size=6), _VALUES, max_size=5))
+def test_an_item_of_the_computed_limit_is_stored_and_one_byte_more_is_refused(
+    dynamodb: Any, library_table: str, attributes: dict[str, Any]
+) -> None:
+    """The size the gateway computes before sending is the one DynamoDB enforces, at the limit's very edge."""
+    serializer = boto3.dynamodb.types.TypeSerializer()
+    base = {"PK": "SIZE#x", "SK": "SIZE", **attributes}
+    padding = MAX_ITEM_BYTES - item_size({**base, "pad": ""})
+    for extra, accepted in ((0, True), (1, False)):
+        item = {**base, "pad": "p" * (padding + extra)}
+        wire = {name: serializer.serialize(value) for name, value in item.items()}
+        if accepted:
+            dynamodb.put_item(TableName=library_table, Item=wire)
+        else:
+            with pytest.raises(dynamodb.exceptions.ClientError, match="size"):
+                dynamodb.put_item(TableName=library_table, Item=wire)
