@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gateway.accounting import Ledger
+from gateway.app import EXPLAIN_HEADER
 from gateway.errors import Unavailable
 from gateway.model import Attribute, Collection, Copy, Entity, Index, Item, KeyShape, Model, Shape
 from gateway.nested import MAX_ITEM_BYTES, item_size
@@ -140,6 +141,18 @@ def test_a_city_is_not_a_prefix_of_another(library: Gateway) -> None:
     assert [n["branchId"] for n in body["data"]["country"]["branches"]["nodes"]] == ["spring-1"]
     explained = library.query('query { country(countryCode: "US") { branches(state: "TX") { totalCount } } }')
     assert cost(explained) == (2, 1)
+
+
+def test_the_estimate_of_a_level_is_its_one_query_on_the_prefix(library: Gateway) -> None:
+    query = '{ country(countryCode: "US") { branches(state: "CA", city: "San Jose") { nodes { name } } } }'
+    library.sent.clear()
+    response = library.http.post("/graphql", json={"query": query}, headers={EXPLAIN_HEADER: "1"})
+    plan = response.json()["extensions"]["explain"]
+    assert not library.sent
+    (page,) = [one for one in plan["requests"] if one["operation"] == "Query"]
+    assert page["keyCondition"] == "PK = COUNTRY#{countryCode} AND begins_with(SK, LOC#{state}#{city}#)"
+    measured = library.query(query)["extensions"]["dynamodb"]
+    assert (plan["calls"], plan["rounds"]) == (measured["calls"], measured["rounds"]) == (2, 1)
 
 
 @pytest.mark.parametrize(
