@@ -316,16 +316,18 @@ class Writer:
         if found is None:
             return
         for copy in copies.of_parent(self.model, entity):
-            await self._rewrite(copy, found, item.get(copy.source))
+            if not await self._rewrite(copy, found, item.get(copy.source)):
+                return  # a later change marked the parent again: its own rewrite clears the mark
         clear = copies.clear_pending(self.model, entity, found, item[copies.PENDING])
         self._check([clear])
-        # Refused: a later change marked the parent again, and its own rewrite clears it.
+        # Refused: a later change marked the parent again since, and its own rewrite clears it.
         with contextlib.suppress(Refused):
             await self.store.write([clear], self.ledger)
 
-    async def _rewrite(self, copy: Copy, ids: Ids, value: Any) -> None:
+    async def _rewrite(self, copy: Copy, ids: Ids, value: Any) -> bool:
         """Set every member's copy to ``value``, a page and a transaction at a time; members that hold it already
-        are left as they are, so a rewrite run again writes only what an interrupted one did not."""
+        are left as they are, so a rewrite run again writes only what an interrupted one did not. False when the
+        parent changed again meanwhile, which leaves the rewrite to that change."""
         collection, member = copy.collection, copy.collection.member
         progress = self.ledger.progress(f"{member.name}.{copy.attribute} of {_describe(collection.parent, ids)}")
         self.guard.check_query(collection, ids)
@@ -341,18 +343,21 @@ class Writer:
             # Full transactions while pages come, the rest at the end.
             while len(stale) >= copies.BATCH or (page is None and stale):
                 batch, stale = stale[: copies.BATCH], stale[copies.BATCH :]
-                if not await self._rewrite_batch(copy, ids, value, batch):
+                written = await self._rewrite_batch(copy, ids, value, batch)
+                if written is None:
                     log.info("%s: a later change rewrites the copies", progress.name)
-                    return
-                progress.items += len(batch)
+                    return False
+                progress.items += written
                 progress.batches += 1
                 log.info("%s: %d copies rewritten so far", progress.name, progress.items)
             if page is None:
                 break
         progress.done = True
+        return True
 
-    async def _rewrite_batch(self, copy: Copy, ids: Ids, value: Any, batch: list[tuple[Item, Ids]]) -> bool:
-        """One transaction; members deleted meanwhile are left out. False: the parent changed again since."""
+    async def _rewrite_batch(self, copy: Copy, ids: Ids, value: Any, batch: list[tuple[Item, Ids]]) -> int | None:
+        """One transaction; members deleted meanwhile are left out. How many were rewritten; None when the parent
+        changed again since."""
         while batch:
             ops = copies.rewrites(self.model, copy, ids, value, batch)
             self._check(ops)
@@ -360,7 +365,7 @@ class Writer:
                 await self.store.write(ops, self.ledger)
             except Refused as refused:
                 if refused.reasons[0].code == "ConditionalCheckFailed":
-                    return False
+                    return None
                 gone = {
                     writes.model_key(self.model, op.target.entity, op.target.ids)
                     for op, reason in zip(ops, refused.reasons, strict=True)
@@ -368,12 +373,11 @@ class Writer:
                 }
                 if not gone:
                     raise
-                batch = [
-                    one for one in batch if writes.model_key(self.model, copy.collection.member, one[1]) not in gone
-                ]
+                member = copy.collection.member
+                batch = [one for one in batch if writes.model_key(self.model, member, one[1]) not in gone]
                 continue
-            return True
-        return True
+            return len(batch)
+        return 0
 
     # --- cascades -------------------------------------------------------------------------------------------
 

@@ -538,3 +538,65 @@ def test_an_item_of_the_computed_limit_is_stored_and_one_byte_more_is_refused(
         else:
             with pytest.raises(dynamodb.exceptions.ClientError, match="size"):
                 dynamodb.put_item(TableName=library_table, Item=wire)
+
+
+def test_a_book_deleted_during_a_rewrite_is_left_out_and_the_rest_rewritten(
+    library: Gateway, library_table: str, dynamodb: Any, prolific: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store: Store = library.app.state.store
+    real_write = store.write
+
+    async def delete_a_book_first(ops: Sequence[WriteOp], ledger: Ledger) -> Item | None:
+        if any(op.target.role == "member" for op in ops):
+            dynamodb.delete_item(
+                TableName=library_table, Key={"PK": {"S": f"BOOK#{prolific}-007"}, "SK": {"S": "BOOK"}}
+            )
+        return await real_write(ops, ledger)
+
+    monkeypatch.setattr(store, "write", delete_a_book_first)
+    update = {"authorId": prolific, "expectedVersion": 1, "name": "New Name"}
+    body = library.query(
+        "mutation($input: UpdateAuthorInput!) { updateAuthor(input: $input) { __typename } }", {"input": update}
+    )
+    assert body["data"]["updateAuthor"] == {"__typename": "Author"}
+    # The first transaction was refused for the missing book and sent again without it.
+    assert body["extensions"]["dynamodb"]["operations"]["TransactWriteItems"] == 3
+    assert body["extensions"]["dynamodb"]["progress"][0]["items"] == 149
+    assert copies(dynamodb, library_table, prolific) == ({"New Name": 149}, None)
+    assert raw(dynamodb, library_table, f"BOOK#{prolific}-007", "BOOK") is None
+
+
+def test_a_rewrite_overtaken_by_a_later_rename_stops_and_the_later_one_wins(
+    library: Gateway, library_table: str, dynamodb: Any, prolific: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store: Store = library.app.state.store
+    real_write = store.write
+    rewrites = 0
+
+    async def renamed_again_meanwhile(ops: Sequence[WriteOp], ledger: Ledger) -> Item | None:
+        nonlocal rewrites
+        if any(op.target.role == "member" for op in ops):
+            rewrites += 1
+            if rewrites == 2:  # another gateway renames the author and marks it, between two batches
+                dynamodb.update_item(
+                    TableName=library_table,
+                    Key={"PK": {"S": f"AUTHOR#{prolific}"}, "SK": {"S": "AUTHOR"}},
+                    UpdateExpression="SET #n = :n, copiesPending = :m, version = :v",
+                    ExpressionAttributeNames={"#n": "name"},
+                    ExpressionAttributeValues={":n": {"S": "Third Name"}, ":m": {"S": "other"}, ":v": {"N": "3"}},
+                )
+        return await real_write(ops, ledger)
+
+    monkeypatch.setattr(store, "write", renamed_again_meanwhile)
+    update = {"authorId": prolific, "expectedVersion": 1, "name": "New Name"}
+    result, sent = mutate(library, "updateAuthor", update, "... on Author { name }")
+    assert result == {"__typename": "Author", "name": "New Name"}
+    # The second batch found the author renamed again: it wrote nothing, and left the later rename's mark.
+    assert sent == {"UpdateItem": 1, "Query": 2, "TransactWriteItems": 2}
+    names, pending = copies(dynamodb, library_table, prolific)
+    assert names == {"New Name": 99, "Old Name": 51} and pending == {"S": "other"}
+    monkeypatch.undo()
+    # The next write of the author finishes the later rename's rewrite.
+    result, _ = mutate(library, "updateAuthor", {"authorId": prolific, "expectedVersion": 3, "birthYear": 1900})
+    assert result["__typename"] == "Author"
+    assert copies(dynamodb, library_table, prolific) == ({"Third Name": 150}, None)
