@@ -378,6 +378,31 @@ RENAME = """mutation($id: ID!, $name: String!, $v: Int!) {
     __typename ... on Author { name version } } }"""
 
 
+def before_each_rewrite(library: Gateway, monkeypatch: pytest.MonkeyPatch, action: Callable[[int], None]) -> None:
+    """Run ``action(n)`` before the n-th transaction that rewrites copies: a spy around the store's real write, to
+    cut a rewrite (``action`` raises) or change the table in the middle of one. ``monkeypatch.undo()`` removes it."""
+    store: Store = library.app.state.store
+    real_write = store.write
+    rewrites = 0
+
+    async def spy(ops: Sequence[WriteOp], ledger: Ledger) -> Item | None:
+        nonlocal rewrites
+        if any(op.target.role == "member" for op in ops):
+            rewrites += 1
+            action(rewrites)
+        return await real_write(ops, ledger)
+
+    monkeypatch.setattr(store, "write", spy)
+
+
+def _cut(at: int) -> Callable[[int], None]:
+    def cut(n: int) -> None:
+        if n == at:
+            raise Unavailable("DynamoDB could not be reached")
+
+    return cut
+
+
 def test_renaming_an_author_rewrites_every_copy_in_bounded_batches(
     library: Gateway, library_table: str, dynamodb: Any, prolific: str
 ) -> None:
@@ -394,19 +419,7 @@ def test_renaming_an_author_rewrites_every_copy_in_bounded_batches(
 def test_an_interrupted_rewrite_is_finished_by_the_retry(
     library: Gateway, library_table: str, dynamodb: Any, prolific: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    store: Store = library.app.state.store
-    real_write = store.write
-    rewrites = 0
-
-    async def cut_after_one_batch(ops: Sequence[WriteOp], ledger: Ledger) -> Item | None:
-        nonlocal rewrites
-        if any(op.target.role == "member" for op in ops):
-            rewrites += 1
-            if rewrites == 2:
-                raise Unavailable("DynamoDB could not be reached")
-        return await real_write(ops, ledger)
-
-    monkeypatch.setattr(store, "write", cut_after_one_batch)
+    before_each_rewrite(library, monkeypatch, _cut(2))
     query = RENAME.replace("rename-1", prolific)
     body = library.query(query, {"id": prolific, "name": "New Name", "v": 1})
     assert body["errors"][0]["extensions"]["code"] == "UNAVAILABLE"
@@ -415,7 +428,7 @@ def test_an_interrupted_rewrite_is_finished_by_the_retry(
     names, pending = copies(dynamodb, library_table, prolific)
     assert names == {"New Name": 99, "Old Name": 51} and pending is not None
 
-    monkeypatch.setattr(store, "write", real_write)
+    monkeypatch.undo()
     body = library.query(query, {"id": prolific, "name": "New Name", "v": 1})
     # The token answers as the first time; the rewrite resumes, and writes only the 51 stale copies.
     assert body["data"]["updateAuthor"] == {"__typename": "Author", "name": "New Name", "version": 2}
@@ -427,22 +440,14 @@ def test_an_interrupted_rewrite_is_finished_by_the_retry(
 def test_an_interrupted_rewrite_is_finished_by_the_next_write_of_the_author(
     library: Gateway, library_table: str, dynamodb: Any, prolific: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    store: Store = library.app.state.store
-    real_write = store.write
-
-    async def cut_at_first_batch(ops: Sequence[WriteOp], ledger: Ledger) -> Item | None:
-        if any(op.target.role == "member" for op in ops):
-            raise Unavailable("DynamoDB could not be reached")
-        return await real_write(ops, ledger)
-
-    monkeypatch.setattr(store, "write", cut_at_first_batch)
+    before_each_rewrite(library, monkeypatch, _cut(1))
     update = {"authorId": prolific, "expectedVersion": 1, "name": "New Name"}
     body = library.query(
         "mutation($input: UpdateAuthorInput!) { updateAuthor(input: $input) { __typename } }", {"input": update}
     )
     assert body["errors"][0]["extensions"]["code"] == "UNAVAILABLE"
     assert copies(dynamodb, library_table, prolific)[0] == {"Old Name": 150}
-    monkeypatch.setattr(store, "write", real_write)
+    monkeypatch.undo()
     # Sent again without a token, the update is refused (it was applied), and finishes the rewrite first.
     result, _ = mutate(library, "updateAuthor", update, "... on ConflictError { currentVersion }")
     assert (result["__typename"], result["reason"], result["currentVersion"]) == (
@@ -543,17 +548,8 @@ def test_an_item_of_the_computed_limit_is_stored_and_one_byte_more_is_refused(
 def test_a_book_deleted_during_a_rewrite_is_left_out_and_the_rest_rewritten(
     library: Gateway, library_table: str, dynamodb: Any, prolific: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    store: Store = library.app.state.store
-    real_write = store.write
-
-    async def delete_a_book_first(ops: Sequence[WriteOp], ledger: Ledger) -> Item | None:
-        if any(op.target.role == "member" for op in ops):
-            dynamodb.delete_item(
-                TableName=library_table, Key={"PK": {"S": f"BOOK#{prolific}-007"}, "SK": {"S": "BOOK"}}
-            )
-        return await real_write(ops, ledger)
-
-    monkeypatch.setattr(store, "write", delete_a_book_first)
+    book = {"PK": {"S": f"BOOK#{prolific}-007"}, "SK": {"S": "BOOK"}}
+    before_each_rewrite(library, monkeypatch, lambda n: dynamodb.delete_item(TableName=library_table, Key=book))
     update = {"authorId": prolific, "expectedVersion": 1, "name": "New Name"}
     body = library.query(
         "mutation($input: UpdateAuthorInput!) { updateAuthor(input: $input) { __typename } }", {"input": update}
@@ -569,25 +565,17 @@ def test_a_book_deleted_during_a_rewrite_is_left_out_and_the_rest_rewritten(
 def test_a_rewrite_overtaken_by_a_later_rename_stops_and_the_later_one_wins(
     library: Gateway, library_table: str, dynamodb: Any, prolific: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    store: Store = library.app.state.store
-    real_write = store.write
-    rewrites = 0
+    def renamed_again(n: int) -> None:
+        if n == 2:  # another gateway renames the author and marks it, between two batches
+            dynamodb.update_item(
+                TableName=library_table,
+                Key={"PK": {"S": f"AUTHOR#{prolific}"}, "SK": {"S": "AUTHOR"}},
+                UpdateExpression="SET #n = :n, copiesPending = :m, version = :v",
+                ExpressionAttributeNames={"#n": "name"},
+                ExpressionAttributeValues={":n": {"S": "Third Name"}, ":m": {"S": "other"}, ":v": {"N": "3"}},
+            )
 
-    async def renamed_again_meanwhile(ops: Sequence[WriteOp], ledger: Ledger) -> Item | None:
-        nonlocal rewrites
-        if any(op.target.role == "member" for op in ops):
-            rewrites += 1
-            if rewrites == 2:  # another gateway renames the author and marks it, between two batches
-                dynamodb.update_item(
-                    TableName=library_table,
-                    Key={"PK": {"S": f"AUTHOR#{prolific}"}, "SK": {"S": "AUTHOR"}},
-                    UpdateExpression="SET #n = :n, copiesPending = :m, version = :v",
-                    ExpressionAttributeNames={"#n": "name"},
-                    ExpressionAttributeValues={":n": {"S": "Third Name"}, ":m": {"S": "other"}, ":v": {"N": "3"}},
-                )
-        return await real_write(ops, ledger)
-
-    monkeypatch.setattr(store, "write", renamed_again_meanwhile)
+    before_each_rewrite(library, monkeypatch, renamed_again)
     update = {"authorId": prolific, "expectedVersion": 1, "name": "New Name"}
     result, sent = mutate(library, "updateAuthor", update, "... on Author { name }")
     assert result == {"__typename": "Author", "name": "New Name"}
