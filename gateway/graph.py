@@ -22,7 +22,7 @@ from graphql import GraphQLInterfaceType, GraphQLObjectType, GraphQLUnionType, g
 from strawberry.schema.config import StrawberryConfig
 from strawberry.types.private import StrawberryPrivate
 
-from gateway import hierarchy, nested, plan, selection, writes
+from gateway import hierarchy, nested, selection, writes
 from gateway import ids as global_ids
 from gateway.config import Settings
 from gateway.context import Context
@@ -535,20 +535,20 @@ class _Builder:
             connection, connect = self._plain_connection(collection, prefix)
 
             async def resolve(root: Any, info: Info, first: First = size, after: After = None, **levels: Any) -> Any:
-                ids = _narrowed(collection, root._ids, levels)
+                ids = hierarchy.narrowed(collection, root._ids, levels)
                 page = await info.context.reader.page(collection, ids, first, after)
-                return connect(page, _counted_ids(root._ids, ids), after)
+                return connect(page, hierarchy.counted(root._ids, ids), after)
 
         else:
             connection, connect_edges = self._edge_connection(collection, target, prefix)
 
             async def resolve(root: Any, info: Info, first: First = size, after: After = None, **levels: Any) -> Any:
-                ids = _narrowed(collection, root._ids, levels)
+                ids = hierarchy.narrowed(collection, root._ids, levels)
                 page = await info.context.reader.page(collection, ids, first, after)
                 # Read here, the targets are plain values to the edges rather than a resolver each awaiting its own
                 # read (a quarter of the CPU of a 100-edge page); one BatchGetItem either way.
                 nodes = await self._read_many(info, target, page.members) if _selects_nodes(info) else None
-                return connect_edges(page, _counted_ids(root._ids, ids), nodes, after)
+                return connect_edges(page, hierarchy.counted(root._ids, ids), nodes, after)
 
         fields.resolved(
             collection.field, connection, hierarchy.with_levels(resolve, collection), collection.description
@@ -896,16 +896,6 @@ def _version(entity: Entity, item: Item) -> int:
     if value is not None:
         log.warning("%s.version holds a %s; served as 0", entity.name, type(value).__name__)
     return 0
-
-
-def _narrowed(collection: Collection, parent_ids: dict[str, str], levels: dict[str, Any]) -> dict[str, str]:
-    given = hierarchy.arguments(collection, levels)
-    return plan.narrowed(collection, parent_ids, given) if plan.narrows(collection, given) else parent_ids
-
-
-def _counted_ids(parent_ids: dict[str, str], ids: dict[str, str]) -> dict[str, str] | None:
-    """What ``totalCount`` reads: the parent, unless levels narrowed the page to part of its members."""
-    return parent_ids if ids is parent_ids else None
 
 
 def _selects_nodes(info: Info) -> bool:

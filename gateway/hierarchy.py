@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 import strawberry
 
+from gateway import plan
 from gateway.model import Collection, graphql_name
 
 
@@ -17,7 +18,7 @@ def _parameter(index: int) -> str:
 
 def with_levels(resolve: Callable[..., Any], collection: Collection) -> Callable[..., Any]:
     """``resolve`` taking, besides its own arguments, one optional ``ID`` argument per level of ``collection``;
-    they reach it as keyword arguments that ``arguments`` reads back."""
+    they reach it as keyword arguments that ``narrowed`` reads back."""
     kinds = inspect.Parameter
     signature = inspect.signature(resolve)
     own = [one for one in signature.parameters.values() if one.kind != kinds.VAR_KEYWORD]
@@ -38,6 +39,13 @@ def with_levels(resolve: Callable[..., Any], collection: Collection) -> Callable
     return resolve
 
 
-def arguments(collection: Collection, given: Mapping[str, Any]) -> dict[str, Any]:
-    """The level arguments a resolver received, by their GraphQL names (as the walk sees them)."""
-    return {graphql_name(level): given.get(_parameter(index)) for index, level in enumerate(collection.levels)}
+def narrowed(collection: Collection, parent_ids: dict[str, str], received: Mapping[str, Any]) -> dict[str, str]:
+    """The ids a connection's page is read under: the parent's, with the levels the resolver ``received``
+    (validated by ``plan.narrowed``, as the walk reads them ahead); the parent's own when none was given."""
+    given = {graphql_name(level): received.get(_parameter(i)) for i, level in enumerate(collection.levels)}
+    return plan.narrowed(collection, parent_ids, given) if plan.narrows(collection, given) else parent_ids
+
+
+def counted(parent_ids: dict[str, str], ids: dict[str, str]) -> dict[str, str] | None:
+    """What ``totalCount`` reads: the parent, unless levels narrowed the page to part of its members."""
+    return parent_ids if ids is parent_ids else None
