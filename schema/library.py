@@ -29,7 +29,7 @@ from gateway.model import Attribute, Collection, Copy, Entity, Index, Item, KeyS
 ADDRESS = Shape(
     "PostalAddress",
     {
-        "label": Attribute("S", "What the address is to its owner: home, work, ...", max_length=40),
+        "label": Attribute("S", "What the address is to its owner.", enum=("home", "work", "other")),
         "street": Attribute("S", "Street and number.", max_length=200),
         "city": Attribute("S", "The city.", max_length=100),
         "state": Attribute("S", "The state or region.", max_length=100),
