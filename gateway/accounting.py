@@ -53,6 +53,19 @@ class Call:
 
 
 @dataclass
+class Progress:
+    """How far a write that works in batches (a rewrite of copies) got: reported even when it stopped half way."""
+
+    name: str
+    items: int = 0
+    batches: int = 0
+    done: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "items": self.items, "batches": self.batches, "done": self.done}
+
+
+@dataclass
 class Ledger:
     """Every DynamoDB call one GraphQL request made.
 
@@ -62,7 +75,13 @@ class Ledger:
     """
 
     calls: list[Call] = field(default_factory=list)
+    tasks: list[Progress] = field(default_factory=list)
     _base: int = field(default_factory=_seen.get, repr=False)
+
+    def progress(self, name: str) -> Progress:
+        """A new batched task of this request, reported with its calls."""
+        self.tasks.append(Progress(name))
+        return self.tasks[-1]
 
     def record(self, operation: str, capacity: float = 0.0, round_: int | None = None) -> int:
         """Account one call sent in ``round_`` (by default the current task's next) and return its round."""
@@ -81,6 +100,7 @@ class Ledger:
             "rounds": self.rounds,
             "operations": dict(Counter(call.operation for call in self.calls)),
             "consumedCapacity": round(sum(call.capacity for call in self.calls), 3),
+            **({"progress": [task.as_dict() for task in self.tasks]} if self.tasks else {}),
         }
 
 

@@ -24,8 +24,8 @@ from strawberry import UNSET
 from strawberry.schema.config import StrawberryConfig
 from strawberry.types.private import StrawberryPrivate
 
+from gateway import hierarchy, nested, plan, selection, writes
 from gateway import ids as global_ids
-from gateway import selection, writes
 from gateway.config import Settings
 from gateway.context import Context
 from gateway.declaration import Declaration
@@ -40,6 +40,7 @@ from gateway.model import (
     Entity,
     Item,
     Link,
+    Shape,
     attribute_values,
     graphql_name,
     parse_date,
@@ -75,7 +76,6 @@ DATE_SCALAR = strawberry.scalar(
     parse_value=_parse_date,
 )
 
-# L and M attributes have no GraphQL surface yet.
 _SCALARS: dict[AttributeType, Any] = {"S": str, "INT": int, "N": float, "BOOL": bool, "DATE": Date}
 _CONDITION_NAMES: dict[AttributeType, str] = {
     "S": "String",
@@ -423,9 +423,18 @@ class _Builder:
         self.enums: dict[tuple[str, str], Any] = {}
         self.conditions: dict[str, Any] = {}
         self.enum_fields: dict[str, list[tuple[str, Any]]] = {}
+        self.shapes: dict[tuple[Shape, bool], Any] = {}
+        self.complex_fields: dict[str, list[tuple[str, Attribute]]] = {}
 
-    def _type_of(self, entity: Entity, name: str, spec: Attribute) -> Any:
-        """The GraphQL type of an attribute's value: its enum when it declares one, else its type's scalar."""
+    def _type_of(self, entity: Entity | Shape, name: str, spec: Attribute, input_: bool = False) -> Any:
+        """The GraphQL type of an attribute's value: its enum when it declares one, its shape's object (or input)
+        type for a map, a list of its elements' type for a list, else its type's scalar."""
+        if spec.type == "M" and spec.shape is not None:
+            return self._shape_type(spec.shape, input_)
+        if spec.each is not None:
+            # Stored elements of another type are served as null; an input's elements are all given.
+            element: Any = self._type_of(entity, name, spec.each, input_)
+            return list[element] if input_ else list[element | None]
         if spec.enum is None:
             return _SCALARS[spec.type]
         key = (entity.name, name)
@@ -442,13 +451,60 @@ class _Builder:
         return self.enums[key]
 
     def _values(self, entity: Entity, names: Sequence[str], item: Item) -> dict[str, Any]:
-        """The plain values of ``item`` as GraphQL serves them: enum attributes as their enum's members."""
+        """The plain values of ``item`` as GraphQL serves them: enum attributes as their enum's members, maps and
+        lists as objects and lists of their shapes' types."""
         values = attribute_values(entity, item)
         out = {name: values[name] for name in names}
         for name, enum in self.enum_fields.get(entity.name, ()):
             if out.get(name) is not None:
                 out[name] = enum(out[name])
+        for name, spec in self.complex_fields.get(entity.name, ()):
+            out[name] = self._shaped(spec, out[name])
         return _served(out, item)
+
+    def _shaped(self, spec: Attribute, value: Any) -> Any:
+        """A served map or list (``served_value``) as instances of its shapes' object types."""
+        if value is None:
+            return None
+        if spec.each is not None:
+            return [self._shaped(spec.each, one) for one in value]
+        if spec.shape is None:
+            return value
+        shape = spec.shape
+        fields = {}
+        for name, field in shape.declared.items():
+            one = value[name]
+            enum = self.enums.get((shape.name, name))
+            fields[name] = enum(one) if enum is not None and one is not None else self._shaped(field, one)
+        return self._shape_type(shape, False)(**fields)
+
+    def _shape_type(self, shape: Shape, input_: bool) -> Any:
+        """The object type of a map's shape, or its input type; made once per shape and shared."""
+        key = (shape, input_)
+        if key in self.shapes:
+            return self.shapes[key]
+        name = shape.name + ("Input" if input_ else "")
+        cls = _new_class(name)
+        self.shapes[key] = cls
+        fields = _Fields(name)
+        for field_name, spec in shape.declared.items():
+            python = self._type_of(shape, field_name, spec, input_)
+            described = spec.description or f"The {shape.name}'s {field_name}."
+            if input_ and spec.required:
+                fields.plain(field_name, python, described)
+            elif input_:
+                fields.plain(field_name, python | None, described, default=None)
+            else:
+                fields.plain(field_name, python | None, described)
+        fields.apply(cls)
+        if input_:
+            strawberry.input(
+                cls,
+                description=f"{_article(shape.name)} {shape.name}, as a write gives it: null fields are not stored.",
+            )
+        else:
+            self.pending.append((cls, shape.description))
+        return cls
 
     def schema(self) -> GatewaySchema:
         for entity in self.entities:
@@ -479,6 +535,8 @@ class _Builder:
             fields.plain(name, strawberry.ID, f"From the {entity.name}'s own key.")
         for name, spec in _plain_attributes(entity):
             fields.plain(name, self._type_of(entity, name, spec) | None, _describe(entity, name, spec))
+            if spec.type in ("M", "L"):
+                self.complex_fields.setdefault(entity.name, []).append((name, spec))
         fields.plain("version", int, VERSION)
         for collection in self.model.collections:
             ends = (collection.member, collection.target or collection.member)
@@ -537,22 +595,23 @@ class _Builder:
         if target is None:
             connection, connect = self._plain_connection(collection, prefix)
 
-            async def answer(page: Page, root: Any, info: Info) -> Any:
-                return connect(page, root._ids)
+            async def answer(page: Page, root: Any, info: Info, parent_ids: dict[str, str] | None) -> Any:
+                return connect(page, parent_ids)
 
         else:
             connection, connect_edges = self._edge_connection(collection, target, prefix)
 
-            async def answer(page: Page, root: Any, info: Info) -> Any:
+            async def answer(page: Page, root: Any, info: Info, parent_ids: dict[str, str] | None) -> Any:
                 # Read here, the targets are plain values to the edges rather than a resolver each awaiting its own
                 # read (a quarter of the CPU of a 100-edge page); one BatchGetItem either way.
                 nodes = await self._read_many(info, target, page.members) if _selects_nodes(info) else None
-                return connect_edges(page, root._ids, nodes)
+                return connect_edges(page, parent_ids, nodes)
 
         async def resolve(root: Any, info: Info, **_: Any) -> Any:
             # The arguments are read from the operation as the look-ahead read them: one reading of the page.
-            window = _window(info, collection)
-            return await answer(await info.context.reader.page(collection, root._ids, window), root, info)
+            window, ids = _window(info, collection, root._ids)
+            page = await info.context.reader.page(collection, ids, window)
+            return await answer(page, root, info, hierarchy.counted(root._ids, ids))
 
         order = SortOrder.ASCENDING if collection.ascending else SortOrder.DESCENDING
         arguments: list[tuple[str, Any, Any]] = [
@@ -568,12 +627,13 @@ class _Builder:
                 strawberry.argument(description=WHERE),
             ]
             arguments.append(("where", where, UNSET))
+        arguments += hierarchy.arguments(collection)
         _connection_signature(resolve, arguments)
         fields.resolved(collection.field, connection, resolve, collection.description)
 
     def _plain_connection(
         self, collection: Collection, prefix: str
-    ) -> tuple[Any, Callable[[Page, dict[str, str]], Any]]:
+    ) -> tuple[Any, Callable[[Page, dict[str, str] | None], Any]]:
         member = collection.member
         edge = _new_class(prefix + "Edge")
         edge_fields = _Fields(edge.__name__)
@@ -583,7 +643,7 @@ class _Builder:
         self.pending.append((edge_fields.apply(edge), f"One {member.name} of {collection.name}."))
         connection = self._connection_class(collection, prefix, edge, self.types[member.name], None)
 
-        def connect(page: Page, parent_ids: dict[str, str]) -> Any:
+        def connect(page: Page, parent_ids: dict[str, str] | None) -> Any:
             make = self.makers[member.name]
             nodes = [make(one.ids, one.item) for one in page.members]
             return connection(
@@ -597,7 +657,7 @@ class _Builder:
 
     def _edge_connection(
         self, collection: Collection, target: Entity, prefix: str
-    ) -> tuple[Any, Callable[[Page, dict[str, str], list[Any] | None], Any]]:
+    ) -> tuple[Any, Callable[[Page, dict[str, str] | None, list[Any] | None], Any]]:
         member = collection.member
         plain = [name for name, _ in _plain_attributes(member)]
 
@@ -628,7 +688,7 @@ class _Builder:
         self.pending.append((edge_fields.apply(edge), description))
         connection = self._connection_class(collection, prefix, edge, node, read_nodes)
 
-        def connect(page: Page, parent_ids: dict[str, str], nodes: list[Any] | None) -> Any:
+        def connect(page: Page, parent_ids: dict[str, str] | None, nodes: list[Any] | None) -> Any:
             found: list[Any] = [_UNREAD] * len(page.members) if nodes is None else nodes
             edges = []
             for one, node in zip(page.members, found, strict=True):
@@ -703,6 +763,8 @@ class _Builder:
             raise ValueError(f"{collection.name}: the counter {counter!r} is not declared INT")
 
         async def total_count(root: Any, info: Info) -> int | None:
+            if root._parent_ids is None:
+                return None  # a level of a hierarchy: the parent counts the whole collection only
             # Through the request's batched reader: a cache hit when the parent was read.
             item = await info.context.reader.get(parent, root._parent_ids)
             if item is None:
@@ -849,7 +911,7 @@ class _Builder:
         for name in given:
             fields.plain(name, strawberry.ID, f"Part of the new {entity.name}'s key.")
         for name, spec in _input_attributes(entity):
-            python = self._type_of(entity, name, spec)
+            python = self._type_of(entity, name, spec, input_=True)
             default = spec.default if spec.enum is None or spec.default is None else python(spec.default)
             if spec.required:
                 fields.plain(name, python, _describe(entity, name, spec))
@@ -876,7 +938,9 @@ class _Builder:
         for name, spec in _input_attributes(entity):
             keep = UNCHANGED if spec.required else KEEP
             description = f"{_describe(entity, name, spec)} {keep}"
-            fields.plain(name, self._type_of(entity, name, spec) | None, description, default=strawberry.UNSET)
+            fields.plain(
+                name, self._type_of(entity, name, spec, input_=True) | None, description, default=strawberry.UNSET
+            )
         input_type = _input(fields, f"The changes to {_article(entity.name)} {entity.name}, at the version read last.")
 
         async def update(info: Info, data: Any, client_token: str | None) -> Any:
@@ -933,7 +997,7 @@ class _Builder:
 
 def _plain_attributes(entity: Entity) -> list[tuple[str, Attribute]]:
     """The attributes served as plain fields: a stored copy of an id is served as the id field."""
-    return [(name, spec) for name, spec in entity.declared.items() if spec.from_id is None and spec.type in _SCALARS]
+    return [(name, spec) for name, spec in entity.declared.items() if spec.from_id is None and spec.is_typed]
 
 
 def _describe(entity: Entity, name: str, spec: Attribute) -> str:
@@ -941,7 +1005,7 @@ def _describe(entity: Entity, name: str, spec: Attribute) -> str:
 
 
 def _input_attributes(entity: Entity) -> list[tuple[str, Attribute]]:
-    return [(name, spec) for name, spec in entity.declared.items() if spec.is_input and spec.type in _SCALARS]
+    return [(name, spec) for name, spec in entity.declared.items() if spec.is_input and spec.is_typed]
 
 
 def _version(entity: Entity, item: Item) -> int:
@@ -953,16 +1017,18 @@ def _version(entity: Entity, item: Item) -> int:
     return 0
 
 
-def _window(info: Info, collection: Collection) -> Window:
-    """The page a connection's arguments ask for, read from the operation as the look-ahead reads them; ``first``
-    counts as set only when the operation sets it, not by its default."""
+def _window(info: Info, collection: Collection, parent_ids: dict[str, str]) -> tuple[Window, dict[str, str]]:
+    """The page a connection's arguments ask for, and the ids it is read under (the parent's, narrowed by the levels
+    given), read from the operation as the look-ahead reads them; ``first`` counts as set only when the operation
+    sets it, not by its default."""
     raw = info._raw_info
     variables = selection.Scope.of(raw).variables
     node = raw.field_nodes[0]
     args = get_argument_values(raw.parent_type.fields[raw.field_name], node, variables)
     first_given = args.get("first") is not None and "first" in selection.given(node, variables)
     window: Window = info.context.reader.window(args, first_given, collection)
-    return window
+    ids = plan.narrowed(collection, parent_ids, args) if plan.narrows(collection, args) else parent_ids
+    return window, ids
 
 
 def _list_or_null(item: Any) -> Any:
@@ -1058,6 +1124,8 @@ def _checked(name: str, spec: Attribute, value: Any) -> Any:
         return value.value
     if isinstance(value, date):  # the Date scalar refused anything that is not a date
         return value.isoformat()
+    if spec.type in ("M", "L"):
+        return nested.stored(name, spec, value, _checked)
     if spec.type == "S" and (not value.strip() or len(value) > spec.max_length):
         raise BadUserInput(f"{name} must be 1 to {spec.max_length} characters, not blank", argument=name)
     if spec.type in ("INT", "N"):

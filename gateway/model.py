@@ -29,6 +29,9 @@ _ENUM_VALUE = re.compile(r"[_A-Za-z][_0-9A-Za-z]*")
 _INT_RANGE = range(-(2**31), 2**31)
 MAX_TEXT = 1000
 """The longest text attribute a write may set, unless the attribute declares its own bound."""
+MAX_ITEMS = 100
+"""The most elements a list attribute may hold after a write, unless the attribute declares its own bound."""
+SCALAR_TYPES: tuple[AttributeType, ...] = ("S", "N", "INT", "BOOL", "DATE")
 
 
 @dataclass(frozen=True)
@@ -42,6 +45,10 @@ class Attribute:
     attribute holds (a tuple, or a mapping of each value to its description), served as a GraphQL enum named after
     the entity and the attribute (``ProjectStatus``) whose values are the stored strings themselves, so clients
     send and receive what is stored; inputs outside the set are refused.
+
+    Complex attributes: an M with a ``shape`` is a typed map, served as an object type of that shape; an L is a list
+    of maps of ``shape``, or of scalars of type ``element``, of at most ``max_items`` elements. Both are served from
+    the item itself, with no read of their own; an M or L without either has no GraphQL surface.
 
     What is served is what is stored: a stored value that is absent, of another type, outside the enum or not a
     date is served as null (and logged), never refused. So every attribute field is nullable in GraphQL, ``required``
@@ -60,8 +67,17 @@ class Attribute:
     maximum: int | None = None
     max_length: int = MAX_TEXT
     enum: tuple[str, ...] | Mapping[str, str] | None = None
+    shape: Shape | None = None
+    element: AttributeType | None = None
+    max_items: int = MAX_ITEMS
 
     def __post_init__(self) -> None:
+        if self.shape is not None and self.type not in ("M", "L"):
+            raise ValueError(f"a shape describes an M or an L, not {self.type}")
+        if self.element is not None and (self.type != "L" or self.element not in SCALAR_TYPES):
+            raise ValueError(f"element is the scalar type of an L's elements, not of {self.type}")
+        if self.type == "L" and self.shape is not None and self.element is not None:
+            raise ValueError("a list holds maps of a shape or scalars of an element type, not both")
         if self.enum is None:
             return
         if self.type != "S":
@@ -87,6 +103,46 @@ class Attribute:
     @property
     def is_input(self) -> bool:
         return self.writable and self.from_id is None and self.on_create is None
+
+    @cached_property
+    def each(self) -> Attribute | None:
+        """What each element of a typed list is; None for any other attribute."""
+        if self.type != "L":
+            return None
+        if self.shape is not None:
+            return Attribute("M", shape=self.shape)
+        return None if self.element is None else Attribute(self.element)
+
+    @property
+    def is_typed(self) -> bool:
+        """Whether GraphQL serves it: a scalar, a map of a shape, or a list of either."""
+        return self.type in SCALAR_TYPES or self.shape is not None or self.element is not None
+
+
+@dataclass(frozen=True, eq=False)
+class Shape:
+    """The fields of a typed map (M): an object type named ``name`` in GraphQL, and ``<name>Input`` for writes.
+
+    Fields are declared like an entity's attributes, and may be complex themselves. Shapes are compared by
+    identity: one shape used by several attributes is one GraphQL type.
+    """
+
+    name: str
+    fields: Mapping[str, AttributeType | Attribute]
+    description: str | None = None
+
+    def __post_init__(self) -> None:
+        declared = {
+            name: spec if isinstance(spec, Attribute) else Attribute(spec) for name, spec in self.fields.items()
+        }
+        for name, spec in declared.items():
+            if not spec.is_typed or not spec.is_input:
+                raise ValueError(f"{self.name}.{name}: a shape's fields are typed values a write gives")
+        object.__setattr__(self, "fields", declared)
+
+    @property
+    def declared(self) -> Mapping[str, Attribute]:
+        return self.fields  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)
@@ -190,6 +246,10 @@ class Collection:
     counter: str | None = None
     """The parent's attribute that holds the exact number of members: the connection's ``totalCount``."""
     description: str | None = None
+    levels: tuple[str, ...] = ()
+    """A composite sort key's hierarchy (``LOC#<state>#<city>#<branchId>``): the ids, in key order, that the
+    connection takes as arguments. The levels given narrow the Query to ``begins_with`` on their prefix; a level is
+    given only with the ones above it."""
     filters: tuple[str, ...] = ()
     """Member attributes the connection may be filtered by (its ``where`` argument): plain attributes, not keys."""
 
@@ -202,6 +262,20 @@ class Collection:
     def field(self) -> str:
         """The GraphQL field on the parent's type: the part of ``name`` after the dot."""
         return self.name.partition(".")[2]
+
+
+@dataclass(frozen=True)
+class Copy:
+    """Duplicated parent data: each member of ``collection`` holds a copy of the parent's ``source`` attribute in
+    its own ``attribute`` (an author's name on each of its books), so it is served with no read of the parent.
+
+    Creates fill the copy from the parent; a change of the parent's attribute through the gateway rewrites the
+    copies, in bounded batches that resume where an interrupted rewrite stopped.
+    """
+
+    collection: Collection
+    attribute: str
+    source: str
 
 
 @dataclass(frozen=True)
@@ -249,6 +323,7 @@ class Model:
     entities: tuple[Entity, ...]
     collections: tuple[Collection, ...] = ()
     links: tuple[Link, ...] = ()
+    copies: tuple[Copy, ...] = ()
     expires_attribute: str | None = None
     """The attribute (epoch seconds) by which DynamoDB's time to live removes short-lived items."""
     _indexes: dict[str | None, Index] = field(init=False, repr=False, compare=False)
@@ -471,31 +546,73 @@ def _validate(model: Model) -> None:
             raise ValueError(f"{collection.name}: the partition key must be known from the parent's ids")
         if collection.target is not None and not set(collection.target.id_fields) <= collection.member.all_id_fields:
             raise ValueError(f"{collection.name}: edge items must carry the target's ids")
+        _validate_levels(collection, member_shape)
     for link in model.links:
         if not set(link.target.id_fields) <= link.source.all_id_fields:
             raise ValueError(f"{link.name}: the target's ids must be among the source's ids")
+    for copy in model.copies:
+        _validate_copy(model, copy)
+
+
+def _validate_levels(collection: Collection, shape: KeyShape) -> None:
+    """Levels are the sort key's ids right after those the parent fixes, and the member's own id comes last."""
+    if not collection.levels:
+        return
+    if {graphql_name(level) for level in collection.levels} & {"first", "after", "last", "before"}:
+        raise ValueError(f"{collection.name}: a level may not be named like a pagination argument")
+    fields = shape.sk.fields
+    fixed = [name for name in fields if name in collection.parent.all_id_fields]
+    if list(fields[: len(fixed)]) != fixed:
+        raise ValueError(f"{collection.name}: the parent's ids must lead the sort key {shape.sk.pattern!r}")
+    free = fields[len(fixed) :]
+    if collection.levels != free[: len(collection.levels)] or len(collection.levels) >= len(free):
+        raise ValueError(
+            f"{collection.name}: levels {collection.levels!r} must be the ids of {shape.sk.pattern!r} that follow"
+            " the parent's, in order, with the member's own id after them"
+        )
+
+
+def _validate_copy(model: Model, copy: Copy) -> None:
+    collection = copy.collection
+    where = f"{collection.member.name}.{copy.attribute}"
+    if collection not in model.collections:
+        raise ValueError(f"{where}: copies through {collection.name}, which is not a collection of the model")
+    target = collection.member.declared.get(copy.attribute)
+    source = collection.parent.declared.get(copy.source)
+    if target is None or source is None:
+        raise ValueError(f"{where}: both the copy and {collection.parent.name}.{copy.source} must be declared")
+    if target.is_input or target.type != source.type:
+        raise ValueError(f"{where}: a copy is not an input (writable=False) and has its source's type")
 
 
 def attribute_values(entity: Entity, item: Item) -> dict[str, Any]:
     """The entity's declared attributes as plain values; absent or mistyped ones are None."""
-    out: dict[str, Any] = {}
-    for name, spec in entity.declared.items():
-        kind = spec.type
-        value = item.get(name)
-        if value is not None and not _has_type(value, kind):
-            log.warning(
-                "%s.%s holds a %s where %s was declared; served as null", entity.name, name, type(value).__name__, kind
-            )
-            value = None
-        elif spec.enum is not None and value is not None and value not in spec.choices:
-            log.warning("%s.%s holds %r, outside its enum; served as null", entity.name, name, value)
-            value = None
-        if kind == "INT" and value is not None:
-            value = int(value)
-        elif kind == "N" and value is not None:
-            value = int(value) if value == value.to_integral_value() else float(value)
-        out[name] = value
-    return out
+    return {name: served_value(spec, item.get(name), f"{entity.name}.{name}") for name, spec in entity.declared.items()}
+
+
+def served_value(spec: Attribute, value: Any, where: str) -> Any:
+    """A stored value as served: numbers as int or float, maps of a shape as dicts of served values, lists as
+    lists; a value of another type than declared is None, and logged."""
+    if value is None:
+        return None
+    kind = spec.type
+    if not _has_type(value, kind):
+        log.warning("%s holds a %s where %s was declared; served as null", where, type(value).__name__, kind)
+        return None
+    if spec.enum is not None and value not in spec.choices:
+        log.warning("%s holds %r, outside its enum; served as null", where, value)
+        return None
+    if kind == "INT":
+        return int(value)
+    if kind == "N":
+        return int(value) if value == value.to_integral_value() else float(value)
+    if kind == "M" and spec.shape is not None:
+        return {
+            name: served_value(field, value.get(name), f"{where}.{name}") for name, field in spec.shape.declared.items()
+        }
+    if kind == "L" and spec.each is not None:
+        return [served_value(spec.each, one, f"{where}[{i}]") for i, one in enumerate(value)]
+    return value
 
 
 def _has_type(value: object, kind: AttributeType) -> bool:

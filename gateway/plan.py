@@ -9,7 +9,7 @@ from typing import Any
 from gateway import filters
 from gateway.errors import BadUserInput
 from gateway.keys import Ids, validate_id
-from gateway.model import Collection, Model
+from gateway.model import Collection, Model, graphql_name
 from gateway.store import Key, QueryRequest
 
 
@@ -100,6 +100,29 @@ def binding(collection: Collection, parent_ids: Ids) -> str:
     """
     shape = collection.member.keys[collection.index]
     return f"{collection.name}\x00{shape.pk.format(parent_ids)}\x00{shape.sk.prefix(parent_ids)}"
+
+
+def narrowed(collection: Collection, parent_ids: Ids, arguments: Mapping[str, object]) -> dict[str, str]:
+    """The parent's ids with the levels of a composite sort key that a connection's ``arguments`` (by GraphQL
+    name) give, validated: a level only with the ones above it, so the ids given always make a prefix of the key.
+    The Query, its cursors and its cache are then those of that prefix."""
+    out = dict(parent_ids)
+    missing: str | None = None
+    for level in collection.levels:
+        argument = graphql_name(level)
+        value = arguments.get(argument)
+        if value is None:
+            missing = missing or argument
+        elif missing is not None:
+            raise BadUserInput(f"{argument} is a level below {missing}: give {missing} as well", argument=argument)
+        else:
+            out[level] = validate_id(str(value), argument)
+    return out
+
+
+def narrows(collection: Collection, arguments: Mapping[str, object]) -> bool:
+    """Whether ``arguments`` give a level, so that the Query reads part of the members only."""
+    return any(arguments.get(graphql_name(level)) is not None for level in collection.levels)
 
 
 def members_query(

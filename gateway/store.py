@@ -26,9 +26,10 @@ from botocore.exceptions import BotoCoreError, ClientError, EndpointConnectionEr
 from gateway import accounting, filters, observe
 from gateway.accounting import Ledger, capacity_units, next_round
 from gateway.config import Settings
-from gateway.errors import Conflict, GatewayError, Throttled, Unavailable
+from gateway.errors import BadUserInput, Conflict, GatewayError, Throttled, Unavailable
 from gateway.filters import Filter
 from gateway.model import Item, Model
+from gateway.nested import MAX_ITEM_BYTES
 from gateway.wire import install_fast_reads
 from gateway.writes import TRANSACTION_LIMIT, Reason, Refused, WriteOp
 
@@ -477,6 +478,10 @@ def _translate(error: Exception) -> GatewayError:
             return Throttled("DynamoDB is throttling requests; try again shortly")
         if code == "ResourceNotFoundException":
             return Unavailable("the table is not available")
+        if code == "ValidationException" and "exceeded the maximum allowed size" in str(error):
+            return BadUserInput(
+                f"the item would exceed DynamoDB's limit of {MAX_ITEM_BYTES:,} bytes", reason="ITEM_TOO_LARGE"
+            )
         if code == "IdempotentParameterMismatchException":
             return Conflict("the request token was already used for another request")
         status = error.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0)

@@ -307,6 +307,8 @@ class Walk:
                 continue
             if not self._model.parent_sorts_with_members(relation):
                 continue
+            if plan.narrows(relation, one.args):
+                continue  # the parent sorts at the head of the whole collection, not of one level
             if not set(relation.member.keys[relation.index].pk.fields) <= ids.keys():
                 continue
             window = self._window(one, relation)
@@ -331,6 +333,10 @@ class Walk:
     def _page(
         self, collection: Collection, ids: Ids, selected: Field, path: str, round_: _Round, alive: _Alive
     ) -> None:
+        try:
+            ids = plan.narrowed(collection, ids, selected.args)
+        except GatewayError:
+            return  # the field reports its own bad arguments
         if not self._source.permits_query(collection, ids):
             self._refuse(path)
             return
@@ -422,6 +428,9 @@ class Walk:
             self._add(first_path, "BatchGetItem", calls, round_.number, len(round_.reads), {"keys": keys})
         for query in round_.queries.values():
             placeholders = _placeholders(query.collection.parent)
+            placeholders.update(
+                (name, "{" + name + "}") for name in query.collection.levels if name in query.parent_ids
+            )
             if query.parent is not None:
                 request = plan.parent_and_members_query(self._model, query.collection, placeholders, query.window.size)
             else:

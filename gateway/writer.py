@@ -20,12 +20,12 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from gateway import plan, writes
+from gateway import copies, nested, plan, writes
 from gateway.accounting import Ledger
 from gateway.errors import Conflict, GatewayError, NotFound, Unavailable
 from gateway.guard import Guard
 from gateway.keys import Ids
-from gateway.model import Entity, Item
+from gateway.model import Copy, Entity, Item, Model
 from gateway.store import Store
 from gateway.writes import Member, Refused, WriteModel, WriteOp
 
@@ -70,8 +70,11 @@ class Writer:
     async def create(self, entity: Entity, ids: Ids, attributes: Mapping[str, Any], token: Token | None = None) -> Item:
         """A new item at version 1; its parents must exist and count it, in the same transaction."""
         counters = [counted.attribute for counted in self.declaration.children_of(entity)]
+        copied, expected = await self._copied(entity, ids)
+        attributes = {**attributes, **copied}
         put = writes.create(self.model, entity, ids, attributes, counters, write_id=writes.new_write_id())
-        ops = [put, *writes.counter_ops(self.declaration, [(entity, ids)], +1)]
+        nested.check_size(entity, put.item or {})
+        ops = _expecting(self.model, [put, *writes.counter_ops(self.declaration, [(entity, ids)], +1)], expected)
         try:
             applied = await self._apply(ops, token, {"ids": dict(ids)})
         except Refused as refused:
@@ -92,15 +95,23 @@ class Writer:
     ) -> Item:
         """Set or remove attributes if the item is still at ``expected_version``; the item as it is after."""
         ids = await self._complete(entity, ids, all_ids=True)
-        op = writes.update(self.model, entity, ids, changes, expected_version, write_id=writes.new_write_id())
+        write_id = writes.new_write_id()
+        nested.check_size(entity, {**self.model.key(entity, ids), **changes})
+        if copies.changes_source(self.model, entity, changes):
+            # Marked in the same write: until every copy is rewritten, the parent says so.
+            changes = {**changes, copies.PENDING: write_id}
+        op = writes.update(self.model, entity, ids, changes, expected_version, write_id=write_id)
         try:
             applied = await self._apply([op], token, {"ids": dict(ids)})
         except Refused as refused:
-            raise self._explain(op, refused.reasons[0].item, expected_version) from None
-        if applied.item is None:
-            # A transaction (the token's record goes with the update) returns no item: read back what it wrote.
-            return await self._read_back(entity, ids)
-        return applied.item
+            old = refused.reasons[0].item
+            # A retry of an update whose rewrite was cut short finds its own write there: it finishes the rewrite.
+            await self._finish_copies(entity, ids, old)
+            raise self._explain(op, old, expected_version) from None
+        # A transaction (the token's record goes with the update) returns no item: read back what it wrote.
+        item = applied.item if applied.item is not None else await self._read_back(entity, ids)
+        await self._finish_copies(entity, ids, item)
+        return item
 
     async def delete(
         self,
@@ -185,6 +196,12 @@ class Writer:
                     return _Applied(replayed=recorded.item.get("result", {}))
                 refused = Refused(refused.reasons[:-1])
             for op, reason in zip(ops, refused.reasons, strict=True):
+                if reason.code == "ConditionalCheckFailed" and copies.stale(op, reason.item):
+                    raise Conflict(
+                        f"{_describe(op.target.entity, op.target.ids)} changed while this write copied from it; "
+                        "try again",
+                        reason="CHANGED",
+                    ) from None
                 if reason.code == "ConditionalCheckFailed" and op.target.role == "parent" and reason.item:
                     raise _not_counted(op) from None
             for op, reason in zip(ops, refused.reasons, strict=True):
@@ -273,6 +290,94 @@ class Writer:
         if found is None or not self.guard.visible(entity, item):
             raise NotFound(f"{_describe(entity, ids)} does not exist", entity=entity.name)
         return found
+
+    # --- duplicated parent data -----------------------------------------------------------------------------
+
+    async def _copied(self, entity: Entity, ids: Ids) -> tuple[dict[str, Any], list[_Expected]]:
+        """The copies a new ``entity`` holds, read from its parents now, and what the create then requires of each
+        parent: (parent, its ids, {source attribute: value})."""
+        copied: dict[str, Any] = {}
+        expected: list[_Expected] = []
+        for copy in copies.of_member(self.model, entity):
+            parent, pids = copy.collection.parent, copies.parent_ids(copy, ids)
+            self.guard.check_item(parent, pids)
+            item = await self.store.get_item(self.model.key(parent, pids), self.ledger)
+            if item is None:
+                raise NotFound(f"{_describe(parent, pids)} does not exist", entity=parent.name)
+            copied[copy.attribute] = item.get(copy.source)
+            expected.append((parent, pids, {copy.source: item.get(copy.source)}))
+        return copied, expected
+
+    async def _finish_copies(self, entity: Entity, ids: Ids, item: Item | None) -> None:
+        """Rewrite the copies of a parent marked as having stale ones, then clear its mark."""
+        if item is None or not isinstance(item.get(copies.PENDING), str):
+            return
+        found = self.model.ids_of(entity, item)
+        if found is None:
+            return
+        for copy in copies.of_parent(self.model, entity):
+            if not await self._rewrite(copy, found, item.get(copy.source)):
+                return  # a later change marked the parent again: its own rewrite clears the mark
+        clear = copies.clear_pending(self.model, entity, found, item[copies.PENDING])
+        self._check([clear])
+        # Refused: a later change marked the parent again since, and its own rewrite clears it.
+        with contextlib.suppress(Refused):
+            await self.store.write([clear], self.ledger)
+
+    async def _rewrite(self, copy: Copy, ids: Ids, value: Any) -> bool:
+        """Set every member's copy to ``value``, a page and a transaction at a time; members that hold it already
+        are left as they are, so a rewrite run again writes only what an interrupted one did not. False when the
+        parent changed again meanwhile, which leaves the rewrite to that change."""
+        collection, member = copy.collection, copy.collection.member
+        progress = self.ledger.progress(f"{member.name}.{copy.attribute} of {_describe(collection.parent, ids)}")
+        self.guard.check_query(collection, ids)
+        request = plan.members_query(self.model, collection, ids, CASCADE_PAGE - 1)
+        stale: list[tuple[Item, Ids]] = []
+        pages = self.store.query_pages(request, self.ledger)
+        while True:
+            page = await anext(pages, None)
+            for item in page or ():
+                found = self.model.ids_of(member, item)
+                if found is not None and item.get(copy.attribute) != value:
+                    stale.append((item, found))
+            # Full transactions while pages come, the rest at the end.
+            while len(stale) >= copies.BATCH or (page is None and stale):
+                batch, stale = stale[: copies.BATCH], stale[copies.BATCH :]
+                written = await self._rewrite_batch(copy, ids, value, batch)
+                if written is None:
+                    log.info("%s: a later change rewrites the copies", progress.name)
+                    return False
+                progress.items += written
+                progress.batches += 1
+                log.info("%s: %d copies rewritten so far", progress.name, progress.items)
+            if page is None:
+                break
+        progress.done = True
+        return True
+
+    async def _rewrite_batch(self, copy: Copy, ids: Ids, value: Any, batch: list[tuple[Item, Ids]]) -> int | None:
+        """One transaction; members deleted meanwhile are left out. How many were rewritten; None when the parent
+        changed again since."""
+        while batch:
+            ops = copies.rewrites(self.model, copy, ids, value, batch)
+            self._check(ops)
+            try:
+                await self.store.write(ops, self.ledger)
+            except Refused as refused:
+                if refused.reasons[0].code == "ConditionalCheckFailed":
+                    return None
+                gone = {
+                    writes.model_key(self.model, op.target.entity, op.target.ids)
+                    for op, reason in zip(ops, refused.reasons, strict=True)
+                    if op.target.role == "member" and reason.code == "ConditionalCheckFailed"
+                }
+                if not gone:
+                    raise
+                member = copy.collection.member
+                batch = [one for one in batch if writes.model_key(self.model, member, one[1]) not in gone]
+                continue
+            return len(batch)
+        return 0
 
     # --- cascades -------------------------------------------------------------------------------------------
 
@@ -386,3 +491,21 @@ def _decimal(value: Any) -> Any:
     if isinstance(value, list):
         return [_decimal(v) for v in value]
     return value
+
+
+_Expected = tuple[Entity, dict[str, str], dict[str, Any]]
+"""A parent, its ids, and the values a new member copied from it."""
+
+
+def _expecting(model: Model, ops: list[WriteOp], expected: list[_Expected]) -> list[WriteOp]:
+    """A create's writes, each parent required to still hold what the new item copied from it: in the parent's
+    counter update when the create moves one (a transaction touches an item once), else in a check of its own."""
+    out = list(ops)
+    for parent, pids, values in expected:
+        key = model.key(parent, pids)
+        at = next((i for i, op in enumerate(out) if op.target.role == "parent" and op.key == key), None)
+        if at is None:
+            out.append(copies.check_parent(model, parent, pids, values))
+        else:
+            out[at] = copies.expecting(out[at], values)
+    return out

@@ -88,6 +88,8 @@ class WriteOp:
     """The id this write stores on the item (``WRITE_ID``); creates and updates carry one."""
     version: int | None = None
     """The version this write leaves the item at; creates and updates carry one."""
+    expected: dict[str, Any] = field(default_factory=dict)
+    """Attributes the condition requires the item to hold: a parent's values that its new member copies."""
 
 
 @dataclass(frozen=True)

@@ -71,6 +71,22 @@ DEMO_QUERIES = {
             }
         },
     ),
+    "the library": (
+        ["--model", "schema.library:LIBRARY"],
+        '{ country(countryCode: "US") { branches(state: "CA", city: "San Francisco") { nodes { branchId '
+        'address { street } } } } book(bookId: "carrie") { authorName } }',
+        {
+            "country": {
+                "branches": {
+                    "nodes": [
+                        {"branchId": "sf-main", "address": {"street": "100 Larkin St"}},
+                        {"branchId": "sf-mission", "address": {"street": "300 Bartlett St"}},
+                    ]
+                }
+            },
+            "book": {"authorName": "Stephen King"},
+        },
+    ),
 }
 
 

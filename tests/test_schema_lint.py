@@ -1,5 +1,6 @@
 """The SDL passes graphql-eslint's schema-recommended and schema-relay rules (eslint.config.mjs) with zero findings:
-the committed schema/schema.graphql and the second design's (schema.orders:ORDERS), as `.ci/run` lints them."""
+the committed schema/schema.graphql and the other designs' (schema.orders:ORDERS, schema.library:LIBRARY), as
+`.ci/run` lints them."""
 
 from __future__ import annotations
 
@@ -44,17 +45,18 @@ def test_committed_schema_has_no_lint_findings() -> None:
     assert _eslint("schema/schema.graphql") == []
 
 
-def test_orders_schema_has_no_lint_findings(tmp_path: Path) -> None:
-    sdl = tmp_path / "orders.graphql"
+@pytest.mark.parametrize("design", ["orders:ORDERS", "library:LIBRARY"])
+def test_other_designs_schemas_have_no_lint_findings(tmp_path: Path, design: str) -> None:
+    name = design.partition(":")[0]
+    sdl = tmp_path / f"{name}.graphql"
     subprocess.run(
-        [sys.executable, "-m", "gateway", "export-schema", "--model", "schema.orders:ORDERS", "--output", str(sdl)],
+        [sys.executable, "-m", "gateway", "export-schema", "--model", f"schema.{design}", "--output", str(sdl)],
         cwd=ROOT,
         check=True,
         timeout=60,
     )
-    findings = _eslint(
-        "--stdin", "--stdin-filename", "orders.graphql", stdin=sdl.read_text(), env={"TABLEGRAPH_LINT_SCHEMA": str(sdl)}
-    )
+    environment = {"TABLEGRAPH_LINT_SCHEMA": str(sdl)}
+    findings = _eslint("--stdin", "--stdin-filename", f"{name}.graphql", stdin=sdl.read_text(), env=environment)
     assert findings == []
 
 
