@@ -1,0 +1,317 @@
+"""Subscriptions fed by the table's stream: writes made with plain boto3 reach subscribers over WebSocket and SSE."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import httpx
+import pytest
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+
+from gateway import streams
+from gateway.feed import Feed
+from tests.conftest import Gateway
+from tests.contract import create_table
+from tests.identity import Issuer
+
+PROJECTS = """subscription($ws: ID!, $after: String) {
+  workspaceProjectsChanged(workspaceId: $ws, after: $after) {
+    kind position node { projectId title workspace { displayName } }
+  }
+}"""
+
+
+class Socket:
+    """A graphql-transport-ws client."""
+
+    def __init__(self, connection: ClientConnection) -> None:
+        self.connection = connection
+
+    async def subscribe(self, query: str, op_id: str = "1", **variables: Any) -> None:
+        payload = {"query": query, "variables": variables}
+        await self.connection.send(json.dumps({"id": op_id, "type": "subscribe", "payload": payload}))
+
+    async def receive(self) -> dict[str, Any]:
+        message: dict[str, Any] = json.loads(await asyncio.wait_for(self.connection.recv(), 20))
+        return message
+
+    async def event(self) -> dict[str, Any]:
+        """The next ``next`` message's single field."""
+        message = await self.receive()
+        assert message["type"] == "next", message
+        (value,) = message["payload"]["data"].values()
+        result: dict[str, Any] = value
+        return result
+
+
+@asynccontextmanager
+async def socket(gateway: Gateway, payload: dict[str, Any] | None = None, **headers: str) -> AsyncIterator[Socket]:
+    url = gateway.url.replace("http://", "ws://") + "/graphql"
+    async with connect(url, subprotocols=["graphql-transport-ws"], additional_headers=headers) as connection:  # type: ignore[list-item]
+        await connection.send(json.dumps({"type": "connection_init", "payload": payload or {}}))
+        ack = json.loads(await asyncio.wait_for(connection.recv(), 10))
+        assert ack == {"type": "connection_ack"}
+        yield Socket(connection)
+
+
+async def listening(gateway: Gateway, watches: int = 1) -> None:
+    """Until the gateway reads the stream and holds ``watches`` subscriptions: what is written next reaches them."""
+    feed: Feed = gateway.app.state.feed
+    for _ in range(1000):
+        relay = feed.relay
+        held = sum(len(one) for one in feed._watches.values())
+        if relay is not None and relay.reader is not None and relay.reader.reading and held >= watches:
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError("the gateway never started reading the stream")
+
+
+@pytest.fixture
+def streamed(dynamodb: Any) -> Iterator[str]:
+    """A table created as ``create-table`` creates it: with its stream."""
+    name = f"live-{uuid.uuid4().hex[:8]}"
+    create_table(dynamodb, name)
+    yield name
+    dynamodb.delete_table(TableName=name)
+
+
+@pytest.fixture
+def served(gateway_factory: Callable[..., Gateway], streamed: str) -> Iterator[Gateway]:
+    with gateway_factory(streamed) as gateway:
+        yield gateway
+
+
+def put_workspace(dynamodb: Any, table: str, ws: str) -> None:
+    item = {"PK": {"S": f"WS#{ws}"}, "SK": {"S": "META"}, "displayName": {"S": f"Space {ws}"}}
+    dynamodb.put_item(TableName=table, Item=item)
+
+
+def put_project(dynamodb: Any, table: str, ws: str, project: str, title: str) -> None:
+    item = {"PK": {"S": f"WS#{ws}"}, "SK": {"S": f"PROJ#{project}"}, "title": {"S": title}}
+    dynamodb.put_item(TableName=table, Item=item)
+
+
+def delete_project(dynamodb: Any, table: str, ws: str, project: str) -> None:
+    dynamodb.delete_item(TableName=table, Key={"PK": {"S": f"WS#{ws}"}, "SK": {"S": f"PROJ#{project}"}})
+
+
+def test_create_table_enables_the_stream_with_both_images(dynamodb: Any, streamed: str) -> None:
+    spec = dynamodb.describe_table(TableName=streamed)["Table"]["StreamSpecification"]
+    assert spec == {"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"}
+
+
+async def test_a_plain_boto3_write_reaches_a_subscriber(served: Gateway, dynamodb: Any, streamed: str) -> None:
+    put_workspace(dynamodb, streamed, "ws-1")
+    async with socket(served) as client:
+        await client.subscribe(PROJECTS, ws="ws-1")
+        await listening(served)
+        put_project(dynamodb, streamed, "ws-1", "p-1", "First")
+        put_project(dynamodb, streamed, "ws-2", "p-9", "Elsewhere")  # another workspace: not delivered
+        put_project(dynamodb, streamed, "ws-1", "p-1", "Renamed")
+        delete_project(dynamodb, streamed, "ws-1", "p-1")
+        events = [await client.event() for _ in range(3)]
+    assert [(e["kind"], e["node"]["title"]) for e in events] == [
+        ("CREATED", "First"),
+        ("UPDATED", "Renamed"),
+        ("DELETED", "Renamed"),  # as it was
+    ]
+    # The related workspace is read through the normal reader, like a query's.
+    assert {e["node"]["workspace"]["displayName"] for e in events} == {"Space ws-1"}
+    assert len({e["position"] for e in events}) == 3
+
+
+async def test_a_changed_object_is_followed_by_its_global_id(served: Gateway, dynamodb: Any, streamed: str) -> None:
+    put_workspace(dynamodb, streamed, "ws-1")
+    body = served.query('{ workspace(workspaceId: "ws-1") { id } }')
+    query = "subscription($id: ID!) { nodeChanged(id: $id) { kind node { ... on Workspace { displayName } } } }"
+    async with socket(served) as client:
+        await client.subscribe(query, id=body["data"]["workspace"]["id"])
+        await listening(served)
+        put_project(dynamodb, streamed, "ws-1", "p-1", "A member, not the workspace")
+        dynamodb.update_item(
+            TableName=streamed,
+            Key={"PK": {"S": "WS#ws-1"}, "SK": {"S": "META"}},
+            UpdateExpression="SET displayName = :name",
+            ExpressionAttributeValues={":name": {"S": "Renamed"}},
+        )
+        event = await client.event()
+    assert event == {"kind": "UPDATED", "node": {"displayName": "Renamed"}}
+
+
+async def test_resuming_from_the_last_position_loses_nothing(served: Gateway, dynamodb: Any, streamed: str) -> None:
+    put_workspace(dynamodb, streamed, "ws-1")
+    async with socket(served) as client:
+        await client.subscribe(PROJECTS, ws="ws-1")
+        await listening(served)
+        put_project(dynamodb, streamed, "ws-1", "p-1", "v1")
+        last = (await client.event())["position"]
+    # Disconnected: these happen while nobody listens.
+    for title in ("v2", "v3"):
+        put_project(dynamodb, streamed, "ws-1", "p-1", title)
+    put_project(dynamodb, streamed, "ws-1", "p-2", "other")
+    delete_project(dynamodb, streamed, "ws-1", "p-1")
+    async with socket(served) as client:
+        await client.subscribe(PROJECTS, ws="ws-1", after=last)
+        events = [await client.event() for _ in range(4)]
+        put_project(dynamodb, streamed, "ws-1", "p-3", "live again")
+        live = await client.event()
+    assert [(e["kind"], e["node"]["projectId"], e["node"]["title"]) for e in events] == [
+        ("UPDATED", "p-1", "v2"),
+        ("UPDATED", "p-1", "v3"),
+        ("CREATED", "p-2", "other"),
+        ("DELETED", "p-1", "v3"),
+    ]
+    assert live["node"]["title"] == "live again"
+
+
+async def test_a_position_the_stream_no_longer_holds_is_refused_plainly(served: Gateway) -> None:
+    gone = streams.position("shardId-00000001000000000000-deadbeef", "1" * 21)
+    async with socket(served) as client:
+        await client.subscribe(PROJECTS, ws="ws-1", after=gone)
+        expired = await client.receive()
+        await client.subscribe(PROJECTS, op_id="2", ws="ws-1", after="not a position")
+        malformed = await client.receive()
+    assert expired["type"] == "error"
+    assert expired["payload"][0]["extensions"]["code"] == "POSITION_EXPIRED"
+    assert "no longer holds" in expired["payload"][0]["message"]
+    assert malformed["type"] == "error"
+    assert malformed["payload"][0]["extensions"]["code"] == "BAD_USER_INPUT"
+
+
+async def test_a_subscription_over_server_sent_events(served: Gateway, dynamodb: Any, streamed: str) -> None:
+    put_workspace(dynamodb, streamed, "ws-1")
+    async with httpx.AsyncClient(base_url=served.url, timeout=20) as http:
+        body = {"query": PROJECTS, "variables": {"ws": "ws-1"}}
+        headers = {"Accept": "text/event-stream"}
+        async with http.stream("POST", "/graphql", json=body, headers=headers) as response:
+            assert response.status_code == 200
+            assert response.headers["content-type"].startswith("text/event-stream")
+            await listening(served)
+            put_project(dynamodb, streamed, "ws-1", "p-1", "Over SSE")
+            lines = response.aiter_lines()
+            event = await anext(line async for line in lines if line.startswith("event:"))
+            data = await anext(lines)
+    assert event == "event: next"
+    payload = json.loads(data.removeprefix("data: "))
+    assert payload["data"]["workspaceProjectsChanged"]["node"]["title"] == "Over SSE"
+
+
+async def test_a_query_runs_over_the_socket_too(served: Gateway, dynamodb: Any, streamed: str) -> None:
+    put_workspace(dynamodb, streamed, "ws-1")
+    async with socket(served) as client:
+        await client.subscribe('{ workspace(workspaceId: "ws-1") { displayName } }')
+        answer = await client.event()
+        done = await client.receive()
+    assert answer == {"displayName": "Space ws-1"}
+    assert done == {"id": "1", "type": "complete"}
+
+
+async def test_a_costly_selection_is_refused_as_a_query_would_be(
+    gateway_factory: Callable[..., Gateway], streamed: str
+) -> None:
+    query = """subscription { studentCoursesChanged(studentId: "s") {
+      node { course { students(first: 100) { nodes { courses(first: 100) { nodes { title } } } } } } } }"""
+    with gateway_factory(streamed, max_calls=5) as gateway:
+        async with socket(gateway) as client:
+            await client.subscribe(query)
+            refused = await client.receive()
+    assert refused["type"] == "error"
+    assert refused["payload"][0]["extensions"]["code"] == "COST_LIMIT"
+
+
+async def test_events_are_resolved_in_one_batch_across_subscribers(
+    served: Gateway, dynamodb: Any, streamed: str
+) -> None:
+    dynamodb.put_item(TableName=streamed, Item={"PK": {"S": "CRS#c-1"}, "SK": {"S": "METADATA"}, "title": {"S": "Go"}})
+    query = """subscription { studentCoursesChanged(studentId: "s-1") {
+      kind node { grade course { title } student { studentId } } } }"""
+    async with socket(served) as a, socket(served) as b, socket(served) as c:
+        for client in (a, b, c):
+            await client.subscribe(query)
+        await listening(served, watches=3)
+        served.sent.clear()
+        enrolment = {
+            "PK": {"S": "STU#s-1"},
+            "SK": {"S": "ENROLL#CRS#c-1"},
+            "GSI1PK": {"S": "CRS#c-1"},
+            "GSI1SK": {"S": "STU#s-1"},
+            "grade": {"S": "A"},
+        }
+        dynamodb.put_item(TableName=streamed, Item=enrolment)
+        events = [await client.event() for client in (a, b, c)]
+    assert all(e["node"]["course"] == {"title": "Go"} for e in events)
+    assert all(e["node"]["student"] is None for e in events)  # no such student item: null, as for a query
+    # The course and the student of the enrolment, for three subscribers: one BatchGetItem.
+    assert served.sent == {"BatchGetItem": 1}
+
+
+# --- credentials and tenancy --------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def issuer() -> Iterator[Issuer]:
+    with Issuer() as running:
+        yield running
+
+
+@pytest.fixture
+def guarded(gateway_factory: Callable[..., Gateway], streamed: str, issuer: Issuer) -> Iterator[Gateway]:
+    with gateway_factory(streamed, **issuer.settings()) as gateway:
+        yield gateway
+
+
+def bearer(issuer: Issuer, subject: str, workspaces: list[str], **claims: Any) -> dict[str, str]:
+    return {"Authorization": f"Bearer {issuer.token(subject, {'workspaces': workspaces}, **claims)}"}
+
+
+async def test_another_tenants_subscriber_receives_nothing(
+    guarded: Gateway, dynamodb: Any, streamed: str, issuer: Issuer
+) -> None:
+    for ws in ("ws-a", "ws-b"):
+        put_workspace(dynamodb, streamed, ws)
+    async with (
+        socket(guarded, bearer(issuer, "alice", ["ws-a"])) as alice,
+        socket(guarded, headers := bearer(issuer, "bob", ["ws-b"])) as bob,
+    ):
+        await bob.subscribe(PROJECTS, ws="ws-a")
+        refused = await bob.receive()
+        await alice.subscribe(PROJECTS, ws="ws-a")
+        await bob.subscribe(PROJECTS, op_id="2", ws="ws-b")
+        await listening(guarded, watches=2)
+        put_project(dynamodb, streamed, "ws-a", "p-1", "Alice's")
+        put_project(dynamodb, streamed, "ws-b", "p-2", "Bob's")
+        seen_by_alice = await alice.event()
+        seen_by_bob = await bob.event()
+    assert headers  # bob authenticated by the upgrade request's headers, alice by connection_init
+    assert refused["type"] == "error" and refused["id"] == "1"
+    assert refused["payload"][0]["extensions"]["code"] == "FORBIDDEN"
+    assert seen_by_alice["node"]["title"] == "Alice's"
+    assert seen_by_bob["node"]["title"] == "Bob's"
+
+
+async def test_credentials_are_checked_before_any_subscription(guarded: Gateway, issuer: Issuer) -> None:
+    url = guarded.url.replace("http://", "ws://") + "/graphql"
+    async with connect(url, subprotocols=["graphql-transport-ws"]) as connection:  # type: ignore[list-item]
+        await connection.send(json.dumps({"type": "connection_init", "payload": {"Authorization": "Bearer forged"}}))
+        with pytest.raises(ConnectionClosed) as closed:
+            await asyncio.wait_for(connection.recv(), 10)
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 4403
+
+
+async def test_an_expired_token_ends_the_subscription_with_a_coded_error(
+    guarded: Gateway, dynamodb: Any, streamed: str, issuer: Issuer
+) -> None:
+    expires = int(time.time()) + 2
+    async with socket(guarded, bearer(issuer, "alice", ["ws-a"], exp=expires)) as alice:
+        await alice.subscribe(PROJECTS, ws="ws-a")
+        ended = await alice.receive()
+    assert ended["type"] == "error"
+    assert ended["payload"][0]["extensions"]["code"] == "UNAUTHENTICATED"
+    assert time.time() >= expires
