@@ -1,0 +1,127 @@
+"""One reader per table: the lease, its takeover when the holder dies, and the records it passes on."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from gateway import streams
+from gateway.config import Settings
+from schema.model import MODEL
+from tests.contract import create_table
+
+LEASE = 1.5
+
+HOLDER = """
+import asyncio, sys
+from gateway.config import Settings
+from gateway.streams import Relay, StreamClient
+from schema.model import MODEL
+
+async def main():
+    settings = Settings(endpoint_url=sys.argv[1], table=sys.argv[2], cursor_secret="x", auth_open=True)
+    async with StreamClient.open(settings, MODEL) as client:
+        relay = Relay(client, await client.stream_arn(), lambda record: None, lease_seconds=float(sys.argv[3]))
+        await relay.run()
+
+asyncio.run(main())
+"""
+
+
+@pytest.fixture
+def streamed(dynamodb: Any) -> Iterator[str]:
+    name = f"lease-{uuid.uuid4().hex[:8]}"
+    create_table(dynamodb, name)
+    yield name
+    dynamodb.delete_table(TableName=name)
+
+
+def put(dynamodb: Any, table: str, ws: str) -> None:
+    dynamodb.put_item(TableName=table, Item={"PK": {"S": f"WS#{ws}"}, "SK": {"S": "META"}})
+
+
+async def until(check: Any, what: str) -> None:
+    for _ in range(1500):
+        if check():
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"never: {what}")
+
+
+def lease_holder(dynamodb: Any, table: str) -> str | None:
+    item = dynamodb.get_item(
+        TableName=table, Key={"PK": {"S": "TABLEGRAPH#STREAM-LEASE"}, "SK": {"S": "LEASE"}}, ConsistentRead=True
+    ).get("Item")
+    return item["holder"]["S"] if item else None
+
+
+async def test_the_lease_moves_when_its_holder_dies_and_no_record_is_lost(
+    endpoint: str, dynamodb: Any, streamed: str
+) -> None:
+    environment = {**os.environ, "PYTHONPATH": os.getcwd()}
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, endpoint, streamed, str(LEASE)], env=environment)
+    try:
+        await until(lambda: lease_holder(dynamodb, streamed) is not None, "the other process took the lease")
+        first = lease_holder(dynamodb, streamed)
+        received: list[str] = []
+        settings = Settings(endpoint_url=endpoint, table=streamed, cursor_secret="x", auth_open=True)
+        async with streams.StreamClient.open(settings, MODEL) as client:
+            arn = await client.stream_arn()
+            assert arn is not None
+            relay = streams.Relay(
+                client, arn, lambda record: received.append(record["keys"]["PK"]["S"]), lease_seconds=LEASE, retry=0.1
+            )
+            running = asyncio.create_task(relay.run())
+            try:
+                await until(relay.connected.is_set, "this process follows the holder")
+                await asyncio.sleep(1)  # the holder's reader has its shard iterators
+                put(dynamodb, streamed, "before")
+                await until(lambda: "WS#before" in received, "the holder passed the record on")
+                assert relay.reader is None  # only the holder reads the stream
+
+                holder.send_signal(signal.SIGKILL)
+                holder.wait()
+                put(dynamodb, streamed, "meanwhile")  # nobody reads the stream now
+                await until(lambda: lease_holder(dynamodb, streamed) == relay.holder, "the lease moved")
+                put(dynamodb, streamed, "after")
+                await until(lambda: "WS#after" in received, "the new holder reads the stream")
+            finally:
+                await streams.cancelled(running)
+    finally:
+        holder.kill()
+        holder.wait()
+    assert first != relay.holder
+    # At least once, in order: the new holder read on from the checkpoint the lease kept.
+    assert list(dict.fromkeys(one for one in received if one.startswith("WS#"))) == [
+        "WS#before",
+        "WS#meanwhile",
+        "WS#after",
+    ]
+
+
+async def test_a_process_that_stops_gives_the_lease_up(endpoint: str, dynamodb: Any, streamed: str) -> None:
+    settings = Settings(endpoint_url=endpoint, table=streamed, cursor_secret="x", auth_open=True)
+    async with streams.StreamClient.open(settings, MODEL) as client:
+        arn = await client.stream_arn()
+        assert arn is not None
+        relay = streams.Relay(client, arn, lambda record: None, lease_seconds=30)
+        running = asyncio.create_task(relay.run())
+        await until(lambda: lease_holder(dynamodb, streamed) == relay.holder, "it took the lease")
+        await streams.cancelled(running)
+    assert lease_holder(dynamodb, streamed) is None  # the next process need not wait 30 seconds
+
+
+def test_positions_are_opaque_and_checked() -> None:
+    shard, sequence = "shardId-00000001795434804417-8cfcb5ab", "000000000000000000042"
+    assert streams.parse_position(streams.position(shard, sequence)) == (shard, sequence)
+    for bad in ("", "abc", streams.position(shard, "x1")):
+        with pytest.raises(streams.BadUserInput):
+            streams.parse_position(bad)
