@@ -101,7 +101,7 @@ class Feed:
         self.arn = arn
         self.relay: streams.Relay | None = None
         self._watches: dict[Topic, set[Watch]] = {}
-        self.delivered = 0
+        self._closed = False
 
     @classmethod
     @asynccontextmanager
@@ -127,6 +127,8 @@ class Feed:
                 await streams.cancelled(task)
 
     def close(self) -> None:
+        """End every subscription (shutting down); none starts from now on."""
+        self._closed = True
         for watches in self._watches.values():
             for watch in watches:
                 watch.close()
@@ -135,6 +137,8 @@ class Feed:
     def watch(self, topics: Sequence[Topic]) -> Iterator[Watch]:
         if self.arn is None:
             raise Unavailable("subscriptions need the table's stream (NEW_AND_OLD_IMAGES): see create-table")
+        if self._closed:
+            raise Unavailable("the gateway is shutting down; subscribe again in a moment")
         watch = Watch(topics)
         for topic in topics:
             self._watches.setdefault(topic, set()).add(watch)
@@ -164,7 +168,6 @@ class Feed:
         change.reads.expect(len(watches))
         for watch in watches.values():
             watch.put(change)
-        self.delivered += len(watches)
 
     async def replay(self, after: str, topics: Sequence[Topic]) -> AsyncIterator[Change]:
         """The changes of ``topics`` after the position ``after``, up to the present."""

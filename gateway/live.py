@@ -16,9 +16,12 @@ import asyncio
 import contextlib
 import json
 import logging
+import signal
+import threading
 import time
 import uuid
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping
+from types import FrameType
 from typing import Any
 
 import jwt
@@ -40,6 +43,7 @@ from gateway.context import Context
 from gateway.cursor import CursorCodec
 from gateway.errors import GatewayError, Unauthenticated, Unavailable
 from gateway.extensions import is_expected
+from gateway.feed import Feed
 from gateway.guard import Guard, Tenancy
 from gateway.limits import Planner
 from gateway.loaders import Reader
@@ -258,6 +262,35 @@ class LiveEndpoint:
                 pending.cancel()
                 await asyncio.gather(pending, return_exceptions=True)
             await results.aclose()
+
+
+@contextlib.contextmanager
+def closing_on_exit(feed: Feed) -> Iterator[None]:
+    """On SIGINT or SIGTERM, end every subscription at once, each with its complete message, before the server
+    closes its connections (it waits for open event streams, which would otherwise never end).
+
+    The server's own handlers still run after ours. Only the main thread can take signals: elsewhere (a server run
+    in a thread) subscriptions end when the feed closes.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    loop = asyncio.get_running_loop()
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+
+    def close(signum: int, frame: FrameType | None) -> None:
+        loop.call_soon_threadsafe(feed.close)
+        chained = previous[signal.Signals(signum)]
+        if callable(chained):
+            chained(signum, frame)
+
+    for sig in previous:
+        signal.signal(sig, close)
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def _body(result: ExecutionResult, request_id: str) -> dict[str, Any]:

@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import os
+import signal
+import socket as socketlib
+import sys
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
+from subprocess import DEVNULL
 from typing import Any
 
 import httpx
@@ -315,3 +321,53 @@ async def test_an_expired_token_ends_the_subscription_with_a_coded_error(
     assert ended["type"] == "error"
     assert ended["payload"][0]["extensions"]["code"] == "UNAUTHENTICATED"
     assert time.time() >= expires
+
+
+# --- shutdown -----------------------------------------------------------------------------------------------------
+
+
+async def test_shutdown_ends_each_subscription_with_complete(endpoint: str, dynamodb: Any, streamed: str) -> None:
+    with socketlib.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = ["-m", "gateway", "serve", "--endpoint-url", endpoint, "--table", streamed, "--port", str(port)]
+    server = await asyncio.create_subprocess_exec(
+        sys.executable, *command, "--auth-open", env={**os.environ, "PYTHONPATH": os.getcwd()}, stderr=DEVNULL
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        async with httpx.AsyncClient(base_url=url, timeout=20) as http:
+            for _ in range(300):
+                with contextlib.suppress(httpx.TransportError):
+                    if (await http.get("/healthz")).status_code == 200:
+                        break
+                await asyncio.sleep(0.2)
+            served = Gateway.__new__(Gateway)
+            served.url = url
+            body = {"query": PROJECTS, "variables": {"ws": "ws-1"}}
+            async with (
+                socket(served) as client,
+                http.stream("POST", "/graphql", json=body, headers={"Accept": "text/event-stream"}) as events,
+            ):
+                await client.subscribe(PROJECTS, ws="ws-1")
+                lines = events.aiter_lines()
+                # Written until both subscriptions see a change: the server reads the stream, both are running.
+                for n in range(100):
+                    put_project(dynamodb, streamed, "ws-1", f"p-{n}", "warming up")
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(client.event(), 0.5)
+                        break
+                assert await anext(line async for line in lines if line.startswith("event:")) == "event: next"
+                server.send_signal(signal.SIGTERM)
+                ws_messages = []
+                with contextlib.suppress(ConnectionClosed):
+                    while True:
+                        ws_messages.append(await client.receive())
+                sse_events = [line async for line in lines if line.startswith("event:")]
+        assert await asyncio.wait_for(server.wait(), 30) == 0
+    finally:
+        if server.returncode is None:
+            server.kill()
+            await server.wait()
+    assert ws_messages[-1] == {"id": "1", "type": "complete"}
+    assert sse_events[-1] == "event: complete"
