@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import json
 import os
+import shutil
 import signal
 import socket as socketlib
 import sys
@@ -13,8 +14,10 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
-from subprocess import DEVNULL
+from pathlib import Path
+from subprocess import DEVNULL, PIPE
 from typing import Any
+from urllib.parse import urlencode
 
 import httpx
 import pytest
@@ -27,6 +30,7 @@ from tests.conftest import Gateway
 from tests.contract import create_table
 from tests.identity import Issuer
 
+ROOT = Path(__file__).resolve().parent.parent
 PROJECTS = """subscription($ws: ID!, $after: String) {
   workspaceProjectsChanged(workspaceId: $ws, after: $after) {
     kind position node { projectId title workspace { displayName } }
@@ -371,3 +375,64 @@ async def test_shutdown_ends_each_subscription_with_complete(endpoint: str, dyna
             await server.wait()
     assert ws_messages[-1] == {"id": "1", "type": "complete"}
     assert sse_events[-1] == "event: complete"
+
+
+# --- GraphiQL -----------------------------------------------------------------------------------------------------
+
+# Opens GraphiQL with a subscription in its URL, starts it, and prints the result pane once a change has arrived.
+_GRAPHIQL = """
+const { chromium } = require("playwright-core");
+const [url, expected] = process.argv.slice(1);
+(async () => {
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+           "--disable-component-update", "--disable-sync", "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"],
+  });
+  const seen = { problems: [], sockets: [] };
+  try {
+    const page = await browser.newPage();
+    page.on("pageerror", (error) => seen.problems.push("page error: " + error.message));
+    page.on("console", (message) => {
+      if (message.type() === "error") seen.problems.push("console: " + message.text());
+    });
+    page.on("websocket", (socket) => seen.sockets.push(socket.url()));
+    await page.goto(url, { waitUntil: "load" });
+    await page.locator(".graphiql-execute-button").click();
+    process.stdout.write("started\\n");
+    const result = page.locator(".result-window");
+    await result.getByText(expected).first().waitFor({ timeout: 60000 });
+    seen.shown = await result.innerText();
+  } finally {
+    await browser.close();
+  }
+  process.stdout.write(JSON.stringify(seen) + "\\n");
+})();
+"""
+
+
+async def test_graphiql_shows_a_subscription_as_changes_arrive(served: Gateway, dynamodb: Any, streamed: str) -> None:
+    chromium, node = shutil.which("chromium"), shutil.which("node")
+    if chromium is None or node is None:
+        pytest.skip("Chromium and Node.js drive GraphiQL here")
+    put_workspace(dynamodb, streamed, "ws-1")
+    query = 'subscription { workspaceProjectsChanged(workspaceId: "ws-1") { kind node { title } } }'
+    driver = await asyncio.create_subprocess_exec(
+        node,
+        "-e",
+        _GRAPHIQL,
+        f"{served.url}/graphql?{urlencode({'q': query})}",
+        "Shown in GraphiQL",
+        cwd=ROOT,
+        env={**os.environ, "CHROMIUM": chromium},
+        stdout=PIPE,
+    )
+    assert driver.stdout is not None
+    assert await asyncio.wait_for(driver.stdout.readline(), 60) == b"started\n"
+    await listening(served)
+    put_project(dynamodb, streamed, "ws-1", "p-1", "Shown in GraphiQL")
+    output, _ = await asyncio.wait_for(driver.communicate(), 90)
+    seen = json.loads(output)
+    assert seen["problems"] == []
+    assert seen["sockets"] == [served.url.replace("http://", "ws://") + "/graphql"]
+    assert '"kind": "CREATED"' in seen["shown"]
