@@ -24,8 +24,8 @@ export default [
       '@graphql-eslint/naming-convention': [namingSeverity, { ...namingKept, EnumValueDefinition: {} }],
       // Natural keys are fields of their own named after the declared attributes (Course.courseId), the same names the root fields take as arguments.
       '@graphql-eslint/no-typename-prefix': 'off',
-      // Only entities (Node) have identity; connections, edges, PageInfo, mutation errors and deletion results are values without an id.
-      '@graphql-eslint/strict-id-in-types': ['error', { exceptions: { suffixes: ['Connection', 'Edge', 'Error'], types: ['PageInfo', 'Deleted', 'DeletedItems'] } }],
+      // Only entities (Node) have identity; connections, edges, PageInfo, mutation errors, deletion results and subscription events (their node has the id) are values without an id.
+      '@graphql-eslint/strict-id-in-types': ['error', { exceptions: { suffixes: ['Connection', 'Edge', 'Error', 'Change'], types: ['PageInfo', 'Deleted', 'DeletedItems'] } }],
       // Pages are read forwards only (README, GraphQL conventions): first/after, no last/before, until the gateway pages backwards (issue 14).
       '@graphql-eslint/relay-arguments': ['error', { includeBoth: false }],
       // Lists of non-edge types are deliberate: a connection's `nodes` shortcut, node(s)(ids:), batch root fields, DeletedItems.
