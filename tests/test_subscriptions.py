@@ -20,10 +20,12 @@ from typing import Any
 from urllib.parse import urlencode
 
 import httpx
+import psutil
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+from benchmarks import servers
 from gateway import streams
 from gateway.feed import Feed
 from tests.conftest import Gateway
@@ -436,3 +438,70 @@ async def test_graphiql_shows_a_subscription_as_changes_arrive(served: Gateway, 
     assert seen["problems"] == []
     assert seen["sockets"] == [served.url.replace("http://", "ws://") + "/graphql"]
     assert '"kind": "CREATED"' in seen["shown"]
+
+
+# --- several workers ----------------------------------------------------------------------------------------------
+
+
+async def test_with_two_workers_one_reads_the_stream_and_every_subscriber_is_served(
+    endpoint: str, dynamodb: Any, streamed: str
+) -> None:
+    port = servers.free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TABLEGRAPH_")}
+    command = servers.gateway_command(endpoint, streamed, port, workers=2)
+    put_workspace(dynamodb, streamed, "ws-1")
+    with servers.serve(command, port, {**env, "TABLEGRAPH_AUTH_OPEN": "1"}) as server:
+        await asyncio.to_thread(server.wait_until_ready)
+        for _ in range(300):  # both workers up: one holds the lease, the other follows it
+            workers, listening_on, following = _lease_sockets(dynamodb, streamed, server.process.pid)
+            if listening_on and following:
+                break
+            await asyncio.sleep(0.1)
+        target = Gateway.__new__(Gateway)
+        target.url = server.url
+        async with contextlib.AsyncExitStack() as stack:
+            # New connections land on either worker: opened until each worker serves some.
+            clients: list[Socket] = []
+            while len(clients) < 40 and (len(clients) < 4 or len(_serving(workers, port)) < 2):
+                clients.append(await stack.enter_async_context(socket(target)))
+                await clients[-1].subscribe(PROJECTS, ws="ws-1")
+            assert len(_serving(workers, port)) == 2
+            for n in range(100):
+                put_project(dynamodb, streamed, "ws-1", f"p-{n}", "to all")
+                try:
+                    await asyncio.wait_for(asyncio.gather(*(client.event() for client in clients)), 1.0)
+                    break
+                except TimeoutError:
+                    continue
+            else:
+                raise AssertionError("not every subscriber received a change")
+    # One worker holds the lease and reads the stream; the other receives its records over the local socket.
+    assert len(workers) == 2
+    assert len(listening_on) == 1 and len(following) == 1 and listening_on != following
+
+
+def _lease_sockets(dynamodb: Any, table: str, server: int) -> tuple[list[int], set[int], set[int]]:
+    """The worker processes, those listening on the lease's address, and those connected to it."""
+    key = {"PK": {"S": "TABLEGRAPH#STREAM-LEASE"}, "SK": {"S": "LEASE"}}
+    item = dynamodb.get_item(TableName=table, Key=key, ConsistentRead=True).get("Item")
+    lease_port = int(item["address"]["S"].rpartition(":")[2]) if item else -1
+    children = psutil.Process(server).children()
+    workers = [child for child in children if "spawn_main" in " ".join(child.cmdline())]
+    listening_on, following = set(), set()
+    for worker in workers:
+        for connection in worker.net_connections("tcp"):
+            if connection.status == psutil.CONN_LISTEN and connection.laddr.port == lease_port:
+                listening_on.add(worker.pid)
+            if connection.raddr and connection.raddr.port == lease_port:
+                following.add(worker.pid)
+    return [worker.pid for worker in workers], listening_on, following
+
+
+def _serving(workers: list[int], port: int) -> set[int]:
+    """The workers that hold a client's connection on ``port``."""
+    return {
+        pid
+        for pid in workers
+        for connection in psutil.Process(pid).net_connections("tcp")
+        if connection.status == psutil.CONN_ESTABLISHED and connection.laddr.port == port
+    }
