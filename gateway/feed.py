@@ -102,6 +102,7 @@ class Feed:
         self.relay: streams.Relay | None = None
         self._watches: dict[Topic, set[Watch]] = {}
         self._closed = False
+        self._replaying = asyncio.Semaphore(1)
 
     @classmethod
     @asynccontextmanager
@@ -174,12 +175,18 @@ class Feed:
         if self.client is None or self.arn is None:
             raise Unavailable("subscriptions need the table's stream (NEW_AND_OLD_IMAGES): see create-table")
         wanted = set(topics)
-        async for record in streams.replay(self.client, self.arn, after):
-            found = self._recognise(record)
-            if found is not None and wanted & set(self._topics(found[0], found[1])):
-                reads = SharedReads(self.store)
-                reads.expect(1)
-                yield Change(KINDS[record["event"]], found[0], found[1], found[2], record["position"], reads)
+        found: list[tuple[str, tuple[Entity, dict[str, str], Item], str]] = []
+        # A replay reads the stream besides the lease holder: one at a time per process, so that clients
+        # reconnecting together (after a deploy) stay within the stream's readers per shard.
+        async with self._replaying:
+            async for record in streams.replay(self.client, self.arn, after):
+                one = self._recognise(record)
+                if one is not None and wanted & set(self._topics(one[0], one[1])):
+                    found.append((KINDS[record["event"]], one, record["position"]))
+        for kind, (entity, ids, item), position in found:
+            reads = SharedReads(self.store)
+            reads.expect(1)
+            yield Change(kind, entity, ids, item, position, reads)
 
     def _recognise(self, record: streams.Record) -> tuple[Entity, dict[str, str], Item] | None:
         raw = record.get("old" if record["event"] == "REMOVE" else "new")
