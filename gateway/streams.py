@@ -16,7 +16,9 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
+import hmac
 import logging
+import secrets
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -81,6 +83,8 @@ def parse_position(text: str) -> tuple[str, str]:
 class Lease:
     holder: str
     address: str
+    secret: str
+    """What a process shows the holder's socket to be passed the records: readers of the table only."""
     checkpoint: dict[str, str]
     live: bool
 
@@ -163,13 +167,16 @@ class StreamClient:
 
     # --- the lease ------------------------------------------------------------------------------------------
 
-    async def take_lease(self, holder: str, address: str, seconds: float, checkpoint: dict[str, str]) -> bool:
+    async def take_lease(
+        self, holder: str, address: str, secret: str, seconds: float, checkpoint: dict[str, str]
+    ) -> bool:
         """Take or renew the lease for ``holder``: only when nobody holds it, it lapsed, or ``holder`` has it."""
         now = int(time.time() * 1000)
         item = {
             **self._lease_key,
             "holder": {"S": holder},
             "address": {"S": address},
+            "secret": {"S": secret},
             "until": {"N": str(now + int(seconds * 1000))},
             "checkpoint": {"M": {shard: {"S": sequence} for shard, sequence in checkpoint.items()}},
         }
@@ -198,6 +205,7 @@ class StreamClient:
         return Lease(
             item["holder"]["S"],
             item["address"]["S"],
+            item.get("secret", {}).get("S", ""),
             {shard: value["S"] for shard, value in item.get("checkpoint", {}).get("M", {}).items()},
             int(item["until"]["N"]) >= time.time() * 1000,
         )
@@ -311,7 +319,12 @@ class Reader:
             await asyncio.gather(*following.values(), return_exceptions=True)
 
     async def _follow(self, shard: str, kind: str, sequence: str | None) -> None:
-        iterator: str | None = await self.client.iterator(self.arn, shard, kind, sequence)
+        try:
+            iterator: str | None = await self.client.iterator(self.arn, shard, kind, sequence)
+        except PositionExpired:
+            # The checkpoint is older than the stream's retention (every reader was down that long).
+            log.warning("the stream no longer holds shard %s from its checkpoint: reading what it keeps", shard)
+            iterator = await self.client.iterator(self.arn, shard, "TRIM_HORIZON")
         self.reading.add(shard)
         try:
             while iterator is not None:
@@ -372,6 +385,7 @@ class Relay:
         self.arn = arn
         self._publish = publish
         self.holder = uuid.uuid4().hex
+        self._secret = secrets.token_hex(16)
         self.lease_seconds = lease_seconds
         self._retry = retry
         self._poll = poll
@@ -390,15 +404,20 @@ class Relay:
         self.address = f"{host}:{port}"
         try:
             while True:
-                lease = await self.client.lease()
+                try:
+                    lease = await self.client.lease()
+                except GatewayError as error:
+                    log.warning("the stream lease cannot be read, trying again: %s", error.message)
+                    await asyncio.sleep(self._retry)
+                    continue
                 if lease is None or not lease.live or lease.holder == self.holder:
                     checkpoint = lease.checkpoint if lease is not None else {}
-                    if await self.client.take_lease(self.holder, self.address, self.lease_seconds, checkpoint):
+                    if await self._take(checkpoint):
                         await self._hold(checkpoint)
                         continue
                     lease = await self.client.lease()
                 if lease is not None and lease.live and lease.holder != self.holder:
-                    await self._receive(lease.address)
+                    await self._receive(lease.address, lease.secret)
                 await asyncio.sleep(self._retry)
         finally:
             self._server.close()
@@ -417,10 +436,7 @@ class Relay:
                 await asyncio.wait({reading}, timeout=self.lease_seconds / 3)
                 if reading.done():
                     break
-                renewed = await self.client.take_lease(
-                    self.holder, self.address, self.lease_seconds, dict(reader.checkpoint)
-                )
-                if not renewed:
+                if not await self._take(dict(reader.checkpoint)):
                     log.warning("process %s lost the stream lease", self.holder)
                     break
             if reading.done():
@@ -432,8 +448,15 @@ class Relay:
             reading.cancel()
             await asyncio.gather(reading, return_exceptions=True)
 
+    async def _take(self, checkpoint: dict[str, str]) -> bool:
+        try:
+            return await self.client.take_lease(self.holder, self.address, self._secret, self.lease_seconds, checkpoint)
+        except GatewayError as error:
+            log.warning("the stream lease cannot be written: %s", error.message)
+            return False
+
     def _fan_out(self, record: Record) -> None:
-        self._publish(record)
+        _deliver(self._publish, record)
         line = orjson.dumps(record) + b"\n"
         for writer in list(self._followers):
             if writer.is_closing():
@@ -442,27 +465,37 @@ class Relay:
             writer.write(line)
 
     async def _follower(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self._followers.add(writer)
-        with suppress(ConnectionError):
-            await reader.read()  # followers send nothing: this returns when they go
+        with suppress(ConnectionError, TimeoutError):
+            shown = await asyncio.wait_for(reader.readline(), 5)
+            if hmac.compare_digest(shown, self._secret.encode() + b"\n"):
+                self._followers.add(writer)
+                await reader.read()  # followers send nothing more: this returns when they go
         self._followers.discard(writer)
         writer.close()
 
-    async def _receive(self, address: str) -> None:
+    async def _receive(self, address: str, secret: str) -> None:
         host, _, port = address.rpartition(":")
         try:
             reader, writer = await asyncio.open_connection(host, int(port))
         except OSError:
             return  # the holder is gone; its lease lapses soon
+        writer.write(secret.encode() + b"\n")
         self.connected.set()
         try:
             while line := await reader.readline():
-                self._publish(orjson.loads(line))
+                _deliver(self._publish, orjson.loads(line))
         except (ConnectionError, orjson.JSONDecodeError):
             pass
         finally:
             self.connected.clear()
             writer.close()
+
+
+def _deliver(publish: Publish, record: Record) -> None:
+    try:
+        publish(record)
+    except Exception:  # one record this process cannot deliver must not stop the others
+        log.exception("a stream record could not be delivered: %s", record.get("position"))
 
 
 async def cancelled(task: Awaitable[Any] | None) -> None:

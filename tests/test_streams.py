@@ -128,3 +128,32 @@ def test_positions_are_opaque_and_checked() -> None:
     for bad in ("", "abc", streams.position(shard, "x1")):
         with pytest.raises(BadUserInput):
             streams.parse_position(bad)
+
+
+async def test_the_holders_socket_passes_records_only_to_readers_of_the_table(
+    endpoint: str, dynamodb: Any, streamed: str
+) -> None:
+    settings = Settings(endpoint_url=endpoint, table=streamed, cursor_secret="x", auth_open=True)
+    async with streams.StreamClient.open(settings, MODEL) as client:
+        arn = await client.stream_arn()
+        assert arn is not None
+        relay = streams.Relay(client, arn, lambda record: None, lease_seconds=30)
+        running = asyncio.create_task(relay.run())
+        try:
+            await until(lambda: relay.reader is not None and relay.reader.reading, "it reads the stream")
+            lease = await client.lease()
+            assert lease is not None
+            host, _, port = lease.address.rpartition(":")
+            stranger_in, stranger_out = await asyncio.open_connection(host, int(port))
+            stranger_out.write(b"a guess\n")
+            member_in, member_out = await asyncio.open_connection(host, int(port))
+            member_out.write(lease.secret.encode() + b"\n")
+            await asyncio.sleep(0.5)
+            put(dynamodb, streamed, "secret")
+            while b"WS#secret" not in (line := await asyncio.wait_for(member_in.readline(), 20)):
+                assert line
+            assert await asyncio.wait_for(stranger_in.read(), 20) == b""  # closed, nothing passed on
+            for writer in (stranger_out, member_out):
+                writer.close()
+        finally:
+            await streams.cancelled(running)
