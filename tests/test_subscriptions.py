@@ -26,8 +26,10 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from benchmarks import servers
+from gateway import ids as global_ids
 from gateway import streams
 from gateway.feed import Feed
+from schema.model import TICKET
 from tests.conftest import Gateway
 from tests.contract import create_table
 from tests.identity import Issuer
@@ -306,6 +308,35 @@ async def test_another_tenants_subscriber_receives_nothing(
     assert refused["payload"][0]["extensions"]["code"] == "FORBIDDEN"
     assert seen_by_alice["node"]["title"] == "Alice's"
     assert seen_by_bob["node"]["title"] == "Bob's"
+
+
+def put_ticket(dynamodb: Any, table: str, org: str, ticket: str, title: str) -> None:
+    item = {
+        "PK": {"S": f"TICKET#{ticket}"},
+        "SK": {"S": f"TICKET#{ticket}"},
+        "GSI1PK": {"S": f"ORG#{org}#USER#u"},
+        "GSI1SK": {"S": f"TICKET#{ticket}"},
+        "title": {"S": title},
+    }
+    dynamodb.put_item(TableName=table, Item=item)
+
+
+async def test_each_change_passes_the_guard_of_each_subscriber(
+    guarded: Gateway, dynamodb: Any, streamed: str, issuer: Issuer
+) -> None:
+    # A ticket's table key names no tenant: anyone may subscribe to it by id, and each change is judged on arrival.
+    query = "subscription($id: ID!) { nodeChanged(id: $id) { kind node { ... on Ticket { title } } } }"
+    theirs, mine = (global_ids.encode(TICKET, {"ticketId": one}) for one in ("t-o1", "t-o2"))
+    bob_token = issuer.token("bob", {"organizations": ["o2"]})
+    async with socket(guarded, {"Authorization": f"Bearer {bob_token}"}) as bob:
+        await bob.subscribe(query, id=theirs)
+        await bob.subscribe(query, op_id="2", id=mine)
+        await listening(guarded, watches=2)
+        put_ticket(dynamodb, streamed, "o1", "t-o1", "Not for bob")
+        put_ticket(dynamodb, streamed, "o2", "t-o2", "Bob's")
+        first = await bob.receive()
+    assert first["id"] == "2"
+    assert first["payload"]["data"]["nodeChanged"]["node"] == {"title": "Bob's"}
 
 
 async def test_credentials_are_checked_before_any_subscription(guarded: Gateway, issuer: Issuer) -> None:
