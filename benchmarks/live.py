@@ -13,8 +13,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import random
+import re
 import statistics
 import time
+import urllib.request
 import uuid
 from collections.abc import Sequence
 from contextlib import ExitStack
@@ -66,6 +69,8 @@ async def _latency(url: str, dynamodb: Any, table: str, events: int) -> list[flo
         await _warm(dynamodb, table, "ws-latency", [connection])
         seconds = []
         for n in range(events):
+            # Writes come at any moment of the reader's polling cycle, not right after it read the last one.
+            await asyncio.sleep(random.uniform(0, 0.5))
             sent = time.perf_counter()
             _put(dynamodb, table, "ws-latency", f"p-{n}", str(n))
             while True:
@@ -94,6 +99,7 @@ async def _fan_out(
         await _warm(dynamodb, table, "ws-fan", connections)
         await asyncio.sleep(1)
         held = _rss(server)
+        batches = _batch_gets(server)
         cpu = server.cpu_seconds()
         started = time.perf_counter()
         for n in range(events):
@@ -101,6 +107,7 @@ async def _fan_out(
         await asyncio.gather(*(_drain(one, events) for one in connections))
         elapsed = time.perf_counter() - started
         spent = server.cpu_seconds() - cpu
+        batches = _batch_gets(server) - batches
     finally:
         await asyncio.gather(*(one.close() for one in connections))
     return {
@@ -111,7 +118,16 @@ async def _fan_out(
         "cpu_ms_per_event": spent / events * 1000,
         "cpu_us_per_event_per_subscriber": spent / events / subscribers * 1e6,
         "deliveries_per_second": events * subscribers / elapsed,
+        "batch_gets_per_event": batches / events,
     }
+
+
+def _batch_gets(server: Server) -> float:
+    """The BatchGetItem calls the gateway has made, from its metrics."""
+    with urllib.request.urlopen(f"{server.url}/metrics", timeout=10) as response:
+        text = response.read().decode()
+    found = re.search(r'^tablegraph_dynamodb_calls_total\{operation="BatchGetItem"\} (\S+)$', text, re.MULTILINE)
+    return float(found.group(1)) if found else 0.0
 
 
 async def _drain(connection: ClientConnection, events: int) -> None:
@@ -155,6 +171,7 @@ async def _main(endpoint: str | None, subscribers: int, events: int) -> None:
         f"{fan['cpu_us_per_event_per_subscriber']:.0f} µs per change per subscriber; "
         f"{fan['deliveries_per_second']:.0f} deliveries/s"
     )
+    print(f"  related items read: {fan['batch_gets_per_event']:.2f} BatchGetItem per change, for all subscribers")
 
 
 def main(argv: Sequence[str] | None = None) -> None:
