@@ -11,7 +11,6 @@ import signal
 import socket as socketlib
 import sys
 import time
-import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -29,9 +28,8 @@ from benchmarks import servers
 from gateway import ids as global_ids
 from gateway import streams
 from gateway.feed import Feed
-from schema.model import TICKET
+from schema.model import TICKET, WORKSPACE
 from tests.conftest import Gateway
-from tests.contract import create_table
 from tests.identity import Issuer
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -88,12 +86,9 @@ async def listening(gateway: Gateway, watches: int = 1) -> None:
 
 
 @pytest.fixture
-def streamed(dynamodb: Any) -> Iterator[str]:
-    """A table created as ``create-table`` creates it: with its stream."""
-    name = f"live-{uuid.uuid4().hex[:8]}"
-    create_table(dynamodb, name)
-    yield name
-    dynamodb.delete_table(TableName=name)
+def streamed(fresh_table: str) -> str:
+    """A table made as ``create-table`` makes it: with its stream."""
+    return fresh_table
 
 
 @pytest.fixture
@@ -142,12 +137,11 @@ async def test_a_plain_boto3_write_reaches_a_subscriber(served: Gateway, dynamod
 
 
 async def test_a_changed_object_is_followed_by_its_global_id(served: Gateway, dynamodb: Any, streamed: str) -> None:
-    put_workspace(dynamodb, streamed, "ws-1")
-    body = served.query('{ workspace(workspaceId: "ws-1") { id } }')
     query = "subscription($id: ID!) { nodeChanged(id: $id) { kind node { ... on Workspace { displayName } } } }"
     async with socket(served) as client:
-        await client.subscribe(query, id=body["data"]["workspace"]["id"])
+        await client.subscribe(query, id=global_ids.encode(WORKSPACE, {"workspaceId": "ws-1"}))
         await listening(served)
+        put_workspace(dynamodb, streamed, "ws-1")
         put_project(dynamodb, streamed, "ws-1", "p-1", "A member, not the workspace")
         dynamodb.update_item(
             TableName=streamed,
@@ -155,8 +149,14 @@ async def test_a_changed_object_is_followed_by_its_global_id(served: Gateway, dy
             UpdateExpression="SET displayName = :name",
             ExpressionAttributeValues={":name": {"S": "Renamed"}},
         )
-        event = await client.event()
-    assert event == {"kind": "UPDATED", "node": {"displayName": "Renamed"}}
+        events = [await client.event() for _ in range(2)]
+    assert events == [
+        {"kind": "CREATED", "node": {"displayName": "Space ws-1"}},
+        {"kind": "UPDATED", "node": {"displayName": "Renamed"}},
+    ]
+    assert served.query('{ workspace(workspaceId: "ws-1") { id } }')["data"]["workspace"]["id"] == global_ids.encode(
+        WORKSPACE, {"workspaceId": "ws-1"}
+    )
 
 
 async def test_resuming_from_the_last_position_loses_nothing(served: Gateway, dynamodb: Any, streamed: str) -> None:
