@@ -103,6 +103,7 @@ class Feed:
         self._watches: dict[Topic, set[Watch]] = {}
         self._closed = False
         self._replaying = asyncio.Semaphore(1)
+        self._relaying: asyncio.Task[None] | None = None
 
     @classmethod
     @asynccontextmanager
@@ -117,15 +118,11 @@ class Feed:
             if arn is None:
                 log.warning("table %s has no stream with images: subscriptions are refused", store.table)
             feed = cls(store, client, arn)
-            task = None
-            if arn is not None:
-                feed.relay = streams.Relay(client, arn, feed.publish)
-                task = asyncio.create_task(feed.relay.run())
             try:
                 yield feed
             finally:
                 feed.close()
-                await streams.cancelled(task)
+                await streams.cancelled(feed._relaying)
 
     def close(self) -> None:
         """End every subscription (shutting down); none starts from now on."""
@@ -140,6 +137,11 @@ class Feed:
             raise Unavailable("subscriptions need the table's stream (NEW_AND_OLD_IMAGES): see create-table")
         if self._closed:
             raise Unavailable("the gateway is shutting down; subscribe again in a moment")
+        if self._relaying is None and self.client is not None:
+            # A process reads (or follows) the stream from its first subscription on: one that serves none
+            # sends DynamoDB Streams nothing.
+            self.relay = streams.Relay(self.client, self.arn, self.publish)
+            self._relaying = asyncio.create_task(self.relay.run())
         watch = Watch(topics)
         for topic in topics:
             self._watches.setdefault(topic, set()).add(watch)

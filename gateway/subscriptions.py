@@ -145,32 +145,20 @@ class _Subscriptions:
         live = context.live
         if live is None:
             raise Unavailable("subscriptions are served over WebSocket and server-sent events")
+        ahead = _selected_nodes(info)
         with live.feed.watch(topics) as watch:
             replayed: set[str] = set()
             if after is not None:
                 async for change in live.feed.replay(after, topics):
                     replayed.add(change.position)
-                    if await self._ready(info, live, change):
+                    if await _ready(info, live, change, ahead):
                         yield change
             async for change in watch:
                 if change.position in replayed:
                     change.reads.done()
                     continue
-                if await self._ready(info, live, change):
+                if await _ready(info, live, change, ahead):
                     yield change
-
-    async def _ready(self, info: Info, live: Live, change: Change) -> bool:
-        """Whether the subscriber may see ``change``; if so, what its selection reads is read."""
-        context = info.context
-        guard = context.guard
-        try:
-            if not (guard.permits_item(change.entity, change.ids) and guard.visible(change.entity, change.item)):
-                return False
-            context.reader = Reader(change.reads, live.settings, live.codec, Ledger(), guard, context.request_id)
-            await _read_ahead(context.reader, info, change)
-            return True
-        finally:
-            change.reads.done()
 
 
 def _subscription(
@@ -182,14 +170,33 @@ def _subscription(
     fields.add(name, annotation, field)
 
 
-async def _read_ahead(reader: Reader, info: Info, change: Change) -> None:
-    """Read what the event's ``node`` selects, round by round, as a query's walk would."""
+_Ahead = list[tuple[selection.Scope, selection.Field, str]]
+"""The event's ``node`` fields as selected, with what reading ahead for them needs: the same for every event."""
+
+
+def _selected_nodes(info: Info) -> _Ahead:
     raw = info._raw_info
     event = get_named_type(raw.return_type)
     if not isinstance(event, GraphQLObjectType):
-        return
+        return []
     scope = selection.Scope.of(raw)
     sets = [node.selection_set for node in raw.field_nodes if node.selection_set is not None]
-    for one in selection.fields(scope, event, sets):
-        if one.name == "node":
-            await reader.expand_field(change.entity, change.item, scope, one, f"{raw.path.key}.{one.key}")
+    return [
+        (scope, one, f"{raw.path.key}.{one.key}") for one in selection.fields(scope, event, sets) if one.name == "node"
+    ]
+
+
+async def _ready(info: Info, live: Live, change: Change, ahead: _Ahead) -> bool:
+    """Whether the subscriber may see ``change``; if so, what its node selects is read, round by round, as a
+    query's walk would, through a reader of its own over the change's shared reads."""
+    context = info.context
+    guard = context.guard
+    try:
+        if not (guard.permits_item(change.entity, change.ids) and guard.visible(change.entity, change.item)):
+            return False
+        context.reader = Reader(change.reads, live.settings, live.codec, Ledger(), guard, context.request_id)
+        for scope, field, path in ahead:
+            await context.reader.expand_field(change.entity, change.item, scope, field, path)
+        return True
+    finally:
+        change.reads.done()

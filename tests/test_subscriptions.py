@@ -483,9 +483,9 @@ async def test_with_two_workers_one_reads_the_stream_and_every_subscriber_is_ser
     put_workspace(dynamodb, streamed, "ws-1")
     with servers.serve(command, port, {**env, "TABLEGRAPH_AUTH_OPEN": "1"}) as server:
         await asyncio.to_thread(server.wait_until_ready)
-        for _ in range(300):  # both workers up: one holds the lease, the other follows it
-            workers, listening_on, following = _lease_sockets(dynamodb, streamed, server.process.pid)
-            if listening_on and following:
+        for _ in range(300):  # both workers up
+            workers = _workers(server.process.pid)
+            if len(workers) == 2 and all(_serves(pid, port) for pid in workers):
                 break
             await asyncio.sleep(0.1)
         target = Gateway.__new__(Gateway)
@@ -506,6 +506,7 @@ async def test_with_two_workers_one_reads_the_stream_and_every_subscriber_is_ser
                     continue
             else:
                 raise AssertionError("not every subscriber received a change")
+            _, listening_on, following = _lease_sockets(dynamodb, streamed, server.process.pid)
     # One worker holds the lease and reads the stream; the other receives its records over the local socket.
     assert len(workers) == 2
     assert len(listening_on) == 1 and len(following) == 1 and listening_on != following
@@ -516,16 +517,28 @@ def _lease_sockets(dynamodb: Any, table: str, server: int) -> tuple[list[int], s
     key = {"PK": {"S": "TABLEGRAPH#STREAM-LEASE"}, "SK": {"S": "LEASE"}}
     item = dynamodb.get_item(TableName=table, Key=key, ConsistentRead=True).get("Item")
     lease_port = int(item["address"]["S"].rpartition(":")[2]) if item else -1
-    children = psutil.Process(server).children()
-    workers = [child for child in children if "spawn_main" in " ".join(child.cmdline())]
+    workers = _workers(server)
     listening_on, following = set(), set()
     for worker in workers:
-        for connection in worker.net_connections("tcp"):
+        for connection in psutil.Process(worker).net_connections("tcp"):
             if connection.status == psutil.CONN_LISTEN and connection.laddr.port == lease_port:
-                listening_on.add(worker.pid)
+                listening_on.add(worker)
             if connection.raddr and connection.raddr.port == lease_port:
-                following.add(worker.pid)
-    return [worker.pid for worker in workers], listening_on, following
+                following.add(worker)
+    return workers, listening_on, following
+
+
+def _workers(server: int) -> list[int]:
+    children = psutil.Process(server).children()
+    return [child.pid for child in children if "spawn_main" in " ".join(child.cmdline())]
+
+
+def _serves(worker: int, port: int) -> bool:
+    """Whether the worker listens on the server's port (it has started)."""
+    return any(
+        one.status == psutil.CONN_LISTEN and one.laddr.port == port
+        for one in psutil.Process(worker).net_connections("tcp")
+    )
 
 
 def _serving(workers: list[int], port: int) -> set[int]:
