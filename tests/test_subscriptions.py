@@ -22,12 +22,12 @@ import httpx
 import psutil
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from benchmarks import servers
 from gateway import ids as global_ids
 from gateway import streams
-from gateway.feed import Feed
+from gateway.feed import WATCH_LIMIT, Change, Feed, FellBehind, Watch
 from schema.model import TICKET, WORKSPACE
 from tests.conftest import Gateway
 from tests.identity import Issuer
@@ -549,3 +549,41 @@ def _serving(workers: list[int], port: int) -> set[int]:
         for connection in psutil.Process(pid).net_connections("tcp")
         if connection.status == psutil.CONN_ESTABLISHED and connection.laddr.port == port
     }
+
+
+# --- refusals -----------------------------------------------------------------------------------------------------
+
+
+async def test_a_socket_without_the_protocol_or_an_event_stream_without_credentials_is_refused(
+    guarded: Gateway, issuer: Issuer
+) -> None:
+    url = guarded.url.replace("http://", "ws://") + "/graphql"
+    with pytest.raises(InvalidStatus) as refused:
+        async with connect(url, subprotocols=["graphql-ws"]):  # type: ignore[list-item]  # the legacy protocol
+            pass
+    assert refused.value.response.status_code == 403
+    async with httpx.AsyncClient(base_url=guarded.url, timeout=20) as http:
+        body = {"query": PROJECTS, "variables": {"ws": "ws-a"}}
+        answer = await http.post("/graphql", json=body, headers={"Accept": "text/event-stream"})
+        over_http = await http.post(
+            "/graphql", json=body, headers={"Authorization": bearer(issuer, "alice", ["ws-a"])["Authorization"]}
+        )
+    assert answer.status_code == 401
+    assert answer.json()["errors"][0]["extensions"]["code"] == "UNAUTHENTICATED"
+    assert over_http.json()["errors"][0]["extensions"]["code"] == "GRAPHQL_VALIDATION_FAILED"
+    assert "text/event-stream" in over_http.json()["errors"][0]["message"]
+
+
+def test_a_subscriber_that_falls_behind_is_told_to_resume() -> None:
+    async def run() -> list[str]:
+        watch = Watch([("node", "Workspace", "WS#ws-1", "META")])
+        change = Change("UPDATED", WORKSPACE, {"workspaceId": "ws-1"}, {}, "p", None)  # type: ignore[arg-type]
+        for _ in range(WATCH_LIMIT + 1):
+            watch.put(change)
+        received = []
+        with pytest.raises(FellBehind):
+            async for one in watch:
+                received.append(one.position)
+        return received
+
+    assert len(asyncio.run(run())) == WATCH_LIMIT  # what it had, then the error
