@@ -31,6 +31,7 @@ from gateway.feed import WATCH_LIMIT, Change, Feed, FellBehind, Watch
 from schema.model import TICKET, WORKSPACE
 from tests.conftest import Gateway
 from tests.identity import Issuer
+from tests.test_playground import LAUNCH
 
 ROOT = Path(__file__).resolve().parent.parent
 PROJECTS = """subscription($ws: ID!, $after: String) {
@@ -413,16 +414,13 @@ async def test_shutdown_ends_each_subscription_with_complete(endpoint: str, dyna
 # --- GraphiQL -----------------------------------------------------------------------------------------------------
 
 # Opens GraphiQL with a subscription in its URL, starts it, and prints the result pane once a change has arrived.
-_GRAPHIQL = """
+_GRAPHIQL = (
+    """
 const { chromium } = require("playwright-core");
 const [url, expected] = process.argv.slice(1);
-(async () => {
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-           "--disable-component-update", "--disable-sync", "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"],
-  });
-  const seen = { problems: [], sockets: [] };
+(async () => {"""
+    + LAUNCH
+    + """  const seen = { problems: [], sockets: [] };
   try {
     const page = await browser.newPage();
     page.on("pageerror", (error) => seen.problems.push("page error: " + error.message));
@@ -442,6 +440,7 @@ const [url, expected] = process.argv.slice(1);
   process.stdout.write(JSON.stringify(seen) + "\\n");
 })();
 """
+)
 
 
 async def test_graphiql_shows_a_subscription_as_changes_arrive(served: Gateway, dynamodb: Any, streamed: str) -> None:
