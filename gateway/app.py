@@ -13,7 +13,7 @@ from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.types import ASGIApp
 
 from gateway import observe
@@ -22,9 +22,11 @@ from gateway.config import Settings
 from gateway.declaration import Declaration, load
 from gateway.documents import Documents
 from gateway.extensions import Observed
+from gateway.feed import Feed
 from gateway.graph import build
 from gateway.http import ACCOUNTING_HEADER, EXPLAIN_HEADER, REQUEST_ID_HEADER, GraphQLEndpoint
 from gateway.limits import Budget, Planner
+from gateway.live import LiveEndpoint, closing_on_exit
 from gateway.playground import ASSETS_PATH
 from gateway.store import Store
 
@@ -53,31 +55,31 @@ def create_app(
     if exporting:
         tracer_provider = observe.otlp_tracer_provider(settings.otlp_endpoint)
     model, tenancy = declaration.model, declaration.tenancy
+    authenticator = Authenticator.from_settings(settings, tenancy.grant_names)
+    planner = Planner(schema._schema, model, Budget.from_settings(settings))
     endpoint: Any = GraphQLEndpoint(
-        schema,
-        settings,
-        Authenticator.from_settings(settings, tenancy.grant_names),
-        tenancy,
-        Planner(schema._schema, model, Budget.from_settings(settings)),
-        Documents.from_settings(settings),
+        schema, settings, authenticator, tenancy, planner, Documents.from_settings(settings)
     )
+    live = LiveEndpoint(schema, settings, authenticator, tenancy, planner)
     tracer = tracer_provider.get_tracer("tablegraph") if tracer_provider is not None else None
     graphql: ASGIApp = observe.WatchedEndpoint(
-        endpoint, observe.OperationNames(settings.metrics_operation_names), tracer
+        live.events(endpoint), observe.OperationNames(settings.metrics_operation_names), tracer
     )
     if tracer_provider is not None:
         graphql = observe.traced(graphql, tracer_provider)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        async with Store.open(settings, model) as store:
+        async with Store.open(settings, model) as store, Feed.open(settings, store) as feed:
             app.state.store = store
+            app.state.feed = feed
             # What start-up built (modules, the schema, botocore's service model) lives as long as the process.
             # Frozen, it is left out of the full collections that the objects of requests in flight trigger, which
             # would otherwise walk all of it every few requests (measured: a sixth of the CPU of reading 100 edges).
             gc.freeze()
             try:
-                yield
+                with closing_on_exit(feed):
+                    yield
             finally:
                 gc.unfreeze()
                 if exporting and tracer_provider is not None:
@@ -95,7 +97,13 @@ def create_app(
     async def home(request: Request) -> Response:
         return RedirectResponse("/graphql")
 
-    routes = [Route("/", home), Route("/healthz", healthz), Route("/readyz", readyz), Route("/graphql", graphql)]
+    routes: list[BaseRoute] = [
+        Route("/", home),
+        Route("/healthz", healthz),
+        Route("/readyz", readyz),
+        Route("/graphql", graphql),
+    ]
+    routes.append(WebSocketRoute("/graphql", live.websocket))
     if settings.metrics:
         routes.append(Route("/metrics", observe.metrics))
     if endpoint.playground is not None:

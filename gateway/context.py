@@ -11,6 +11,7 @@ from gateway.loaders import Reader
 
 if TYPE_CHECKING:
     from gateway.limits import Planner
+    from gateway.subscriptions import Live
 
 
 @dataclass
@@ -23,6 +24,8 @@ class Context:
     """Plan the operation and answer with the plan, without running it."""
     planner: Planner | None = None
     """Limits and cost estimate checked before execution; None runs without them (in-process use)."""
+    live: Live | None = None
+    """The feed subscriptions read; None where none are served (plain HTTP)."""
 
     @property
     def guard(self) -> Guard:

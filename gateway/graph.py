@@ -515,9 +515,12 @@ class _Builder:
             strawberry.type(cls, description=description)
         for entity in self.entities:
             self.makers[entity.name] = self._maker(entity)
+        from gateway.subscriptions import subscription_type  # it builds on this module's types
+
         return GatewaySchema(
             query=query,
             mutation=mutation,
+            subscription=subscription_type(self),
             types=list(self.types.values()),
             extensions=[ErrorPolicy, Limits, Accounting],
             config=StrawberryConfig(scalar_map={Date: DATE_SCALAR}),

@@ -185,8 +185,11 @@ class GraphQLEndpoint:
         except InvalidOperationTypeError as error:
             if error.operation_type == OperationType.MUTATION:
                 raise _Refused(405, "mutations are sent with POST", "METHOD_NOT_ALLOWED", {"Allow": "POST"}) from None
-            # The schema has no subscriptions: GraphQL's validation would say the same, had it run first.
-            unserved = GraphQLError("subscriptions are not served here", extensions={"code": _VALIDATION_FAILED})
+            # Subscriptions stream: gateway/live.py serves them over WebSocket and server-sent events.
+            unserved = GraphQLError(
+                "subscriptions are served over WebSocket (graphql-transport-ws) or with Accept: text/event-stream",
+                extensions={"code": _VALIDATION_FAILED},
+            )
             return {"errors": [unserved.formatted]}, False
         except CannotGetOperationTypeError as error:
             message = error.as_http_error_reason()

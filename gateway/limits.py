@@ -42,7 +42,7 @@ from gateway.errors import Forbidden, GatewayError
 from gateway.guard import Guard
 from gateway.keys import Ids
 from gateway.model import Collection, Entity, Item, Model
-from gateway.selection import Scope, fields, object_types
+from gateway.selection import Scope, children, fields, object_types
 from gateway.walk import ItemKey, Planned, TooLarge, Walk
 
 _WRITE_NOTE = (
@@ -237,6 +237,20 @@ class Planner:
         self, scope: Scope, root: GraphQLObjectType, operation: OperationDefinitionNode, guard: Guard | None
     ) -> Estimate:
         forbidden: dict[str, Forbidden] = {}
+        if operation.operation == OperationType.SUBSCRIPTION:
+            # Each event is an object in hand, as a mutation's result is: what its selection reads is the cost.
+            source = _WorstCase(self.model, guard, forbidden)
+            walk = self._walk(scope, 1, source)
+            for one in fields(scope, root, [operation.selection_set]):
+                for node in children(scope, one):
+                    if node.name != "node":
+                        continue
+                    for possible in object_types(scope, node.named):
+                        entity = self.model.entity(possible.name)
+                        if entity is not None and not entity.internal:
+                            walk.known(entity, source.written(entity), node, f"{one.key}.{node.key}")
+            _now(walk.run())
+            return Estimate(tuple(walk.planned), tuple(forbidden.items()))
         if operation.operation != OperationType.MUTATION:
             walk = self._walk(scope, 1, _WorstCase(self.model, guard, forbidden))
             walk.roots(root, [operation.selection_set])

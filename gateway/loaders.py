@@ -333,13 +333,17 @@ class Reader:
     async def expand(self, entity: Entity, item: Item, info: Any) -> None:
         """After a mutation wrote ``item``: read what its result selects, as a query would."""
         raw = getattr(info, "_raw_info", info)
+        field = Field(raw.path.key, tuple(raw.field_nodes), raw.parent_type.fields[raw.field_name], {})
+        await self.expand_field(entity, item, Scope.of(raw), field, str(raw.path.key))
+
+    async def expand_field(self, entity: Entity, item: Item, scope: Scope, field: Field, path: str) -> None:
+        """With ``item`` in hand (written, or changed on the stream): read what ``field``, selecting it, reads."""
         ids = self.model.ids_of(entity, item)
         if ids is None:
             return
         self._prime(self._item_key(entity, ids), item, current_round())
-        field = Field(raw.path.key, tuple(raw.field_nodes), raw.parent_type.fields[raw.field_name], {})
-        walk = self._walker(Scope.of(raw), current_round() + 1)
-        walk.known(entity, ids, field, str(raw.path.key))
+        walk = self._walker(scope, current_round() + 1)
+        walk.known(entity, ids, field, path)
         await walk.run()
 
     def _walker(self, scope: Scope, first_round: int) -> Walk:

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
         AttributeDefinitionTypeDef,
         GlobalSecondaryIndexTypeDef,
         KeySchemaElementTypeDef,
+        StreamSpecificationTypeDef,
     )
 
     class CreateTableDefinition(TypedDict):
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
         AttributeDefinitions: list[AttributeDefinitionTypeDef]
         KeySchema: list[KeySchemaElementTypeDef]
         GlobalSecondaryIndexes: NotRequired[list[GlobalSecondaryIndexTypeDef]]
+        StreamSpecification: StreamSpecificationTypeDef
 
 
 log = logging.getLogger(__name__)
@@ -465,6 +467,8 @@ def table_definition(model: Model) -> CreateTableDefinition:
             {"AttributeName": table_index.pk, "KeyType": "HASH"},
             {"AttributeName": table_index.sk, "KeyType": "RANGE"},
         ],
+        # Subscriptions read changes from the stream, whoever wrote them (gateway/streams.py).
+        "StreamSpecification": {"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"},
     }
     if gsis:  # DynamoDB refuses an empty list
         definition["GlobalSecondaryIndexes"] = gsis

@@ -30,18 +30,24 @@ QUERY = """{
 # Set to a path (docs/playground.png: the README's) to keep the screenshot the test takes.
 SCREENSHOT_ENV = "TABLEGRAPH_PLAYGROUND_SCREENSHOT"
 
-# Opens the page with the query in its URL, runs it with the toolbar's button, and prints what happened as JSON.
-# The flags keep Chromium from calling home; the resolver rule makes any other host unreachable besides.
-_DRIVER = """
-const { chromium } = require("playwright-core");
-const [url, screenshot] = process.argv.slice(1);
-(async () => {
+# Starts headless Chromium for a driver script. The flags keep it from calling home; the resolver rule makes any
+# other host unreachable besides.
+LAUNCH = """
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM,
     args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
            "--disable-component-update", "--disable-sync", "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"],
   });
-  const seen = { requests: [], problems: [], answers: [] };
+"""
+
+# Opens the page with the query in its URL, runs it with the toolbar's button, and prints what happened as JSON.
+_DRIVER = (
+    """
+const { chromium } = require("playwright-core");
+const [url, screenshot] = process.argv.slice(1);
+(async () => {"""
+    + LAUNCH
+    + """  const seen = { requests: [], problems: [], answers: [] };
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
     page.on("request", (request) => seen.requests.push(request.url()));
@@ -65,6 +71,7 @@ const [url, screenshot] = process.argv.slice(1);
   process.stdout.write(JSON.stringify(seen));
 })();
 """
+)
 
 
 def _needed(found: object, what: str, *, skippable: bool) -> None:

@@ -1,0 +1,153 @@
+"""One reader per table: the lease, its takeover when the holder dies, and the records it passes on."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import pytest
+
+from gateway import streams
+from gateway.config import Settings
+from gateway.errors import BadUserInput
+from schema.model import MODEL
+
+LEASE = 1.5
+
+HOLDER = """
+import asyncio, sys
+from gateway.config import Settings
+from gateway.streams import Relay, StreamClient
+from schema.model import MODEL
+
+async def main():
+    settings = Settings(endpoint_url=sys.argv[1], table=sys.argv[2], cursor_secret="x", auth_open=True)
+    async with StreamClient.open(settings, MODEL) as client:
+        relay = Relay(client, await client.stream_arn(), lambda record: None, lease_seconds=float(sys.argv[3]))
+        await relay.run()
+
+asyncio.run(main())
+"""
+
+
+@pytest.fixture
+def streamed(fresh_table: str) -> str:
+    """A table made as ``create-table`` makes it: with its stream."""
+    return fresh_table
+
+
+@asynccontextmanager
+async def relay_on(
+    endpoint: str, table: str, publish: streams.Publish = lambda record: None, **options: Any
+) -> AsyncIterator[tuple[streams.StreamClient, streams.Relay]]:
+    """A relay of this process on ``table``'s stream, running until the block ends."""
+    settings = Settings(endpoint_url=endpoint, table=table, cursor_secret="x", auth_open=True)
+    async with streams.StreamClient.open(settings, MODEL) as client:
+        arn = await client.stream_arn()
+        assert arn is not None
+        relay = streams.Relay(client, arn, publish, **options)
+        running = asyncio.create_task(relay.run())
+        try:
+            yield client, relay
+        finally:
+            await streams.cancelled(running)
+
+
+def put(dynamodb: Any, table: str, ws: str) -> None:
+    dynamodb.put_item(TableName=table, Item={"PK": {"S": f"WS#{ws}"}, "SK": {"S": "META"}})
+
+
+async def until(check: Any, what: str) -> None:
+    for _ in range(1500):
+        if check():
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"never: {what}")
+
+
+def lease_holder(dynamodb: Any, table: str) -> str | None:
+    item = dynamodb.get_item(
+        TableName=table, Key={"PK": {"S": "TABLEGRAPH#STREAM-LEASE"}, "SK": {"S": "LEASE"}}, ConsistentRead=True
+    ).get("Item")
+    return item["holder"]["S"] if item else None
+
+
+async def test_the_lease_moves_when_its_holder_dies_and_no_record_is_lost(
+    endpoint: str, dynamodb: Any, streamed: str
+) -> None:
+    environment = {**os.environ, "PYTHONPATH": os.getcwd()}
+    holder = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", HOLDER, endpoint, streamed, str(LEASE), env=environment
+    )
+    try:
+        await until(lambda: lease_holder(dynamodb, streamed) is not None, "the other process took the lease")
+        first = lease_holder(dynamodb, streamed)
+        received: list[str] = []
+
+        def publish(record: streams.Record) -> None:
+            received.append(record["keys"]["PK"]["S"])
+
+        async with relay_on(endpoint, streamed, publish, lease_seconds=LEASE, retry=0.1) as (_, relay):
+            await until(relay.connected.is_set, "this process follows the holder")
+            await asyncio.sleep(1)  # the holder's reader has its shard iterators
+            put(dynamodb, streamed, "before")
+            await until(lambda: "WS#before" in received, "the holder passed the record on")
+            assert relay.reader is None  # only the holder reads the stream
+
+            holder.send_signal(signal.SIGKILL)
+            await holder.wait()
+            put(dynamodb, streamed, "meanwhile")  # nobody reads the stream now
+            await until(lambda: lease_holder(dynamodb, streamed) == relay.holder, "the lease moved")
+            put(dynamodb, streamed, "after")
+            await until(lambda: "WS#after" in received, "the new holder reads the stream")
+    finally:
+        if holder.returncode is None:
+            holder.kill()
+            await holder.wait()
+    assert first != relay.holder
+    # At least once, in order: the new holder read on from the checkpoint the lease kept.
+    assert list(dict.fromkeys(one for one in received if one.startswith("WS#"))) == [
+        "WS#before",
+        "WS#meanwhile",
+        "WS#after",
+    ]
+
+
+async def test_a_process_that_stops_gives_the_lease_up(endpoint: str, dynamodb: Any, streamed: str) -> None:
+    async with relay_on(endpoint, streamed, lease_seconds=30) as (_, relay):
+        await until(lambda: lease_holder(dynamodb, streamed) == relay.holder, "it took the lease")
+    assert lease_holder(dynamodb, streamed) is None  # the next process need not wait 30 seconds
+
+
+def test_positions_are_opaque_and_checked() -> None:
+    shard, sequence = "shardId-00000001795434804417-8cfcb5ab", "000000000000000000042"
+    assert streams.parse_position(streams.position(shard, sequence)) == (shard, sequence)
+    for bad in ("", "abc", streams.position(shard, "x1")):
+        with pytest.raises(BadUserInput):
+            streams.parse_position(bad)
+
+
+async def test_the_holders_socket_passes_records_only_to_readers_of_the_table(
+    endpoint: str, dynamodb: Any, streamed: str
+) -> None:
+    async with relay_on(endpoint, streamed, lease_seconds=30) as (client, relay):
+        await until(lambda: relay.reader is not None and relay.reader.reading, "it reads the stream")
+        lease = await client.lease()
+        assert lease is not None
+        host, _, port = lease.address.rpartition(":")
+        stranger_in, stranger_out = await asyncio.open_connection(host, int(port))
+        stranger_out.write(b"a guess\n")
+        member_in, member_out = await asyncio.open_connection(host, int(port))
+        member_out.write(lease.secret.encode() + b"\n")
+        await asyncio.sleep(0.5)
+        put(dynamodb, streamed, "secret")
+        while b"WS#secret" not in (line := await asyncio.wait_for(member_in.readline(), 20)):
+            assert line
+        assert await asyncio.wait_for(stranger_in.read(), 20) == b""  # closed, nothing passed on
+        for writer in (stranger_out, member_out):
+            writer.close()
