@@ -21,7 +21,8 @@ import logging
 import secrets
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+import zlib
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Any
@@ -59,21 +60,33 @@ class PositionExpired(GatewayError):
 # --- positions ----------------------------------------------------------------------------------------------------
 
 
-def position(shard: str, sequence: str) -> str:
-    """An opaque position: the shard and the sequence number of one record."""
-    return base64.urlsafe_b64encode(f"{shard}\n{sequence}".encode()).decode().rstrip("=")
+@dataclass(frozen=True)
+class Position:
+    """Where a subscriber is in the whole stream: per shard, the sequence number of the last record published
+    from it (a table's items are spread over shards, so one shard's place says nothing of the others'), and the
+    time of the change the position was handed out with."""
+
+    shards: Mapping[str, str]
+    time: int
 
 
-def parse_position(text: str) -> tuple[str, str]:
-    """The shard and sequence number of a position; BadUserInput when ``text`` is not one."""
+def position(shards: Mapping[str, str], at: int) -> str:
+    """An opaque position: the shards' sequence numbers, compressed (shard ids share long prefixes)."""
+    packed = orjson.dumps({"s": dict(shards), "t": at})
+    return base64.urlsafe_b64encode(zlib.compress(packed, 9)).decode().rstrip("=")
+
+
+def parse_position(text: str) -> Position:
+    """The position ``text`` holds; BadUserInput when it is not one."""
     try:
-        raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)).decode()
-    except (binascii.Error, UnicodeDecodeError, ValueError):
+        raw = orjson.loads(zlib.decompress(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)), bufsize=4096))
+        shards, at = raw["s"], raw["t"]
+    except (binascii.Error, zlib.error, orjson.JSONDecodeError, ValueError, TypeError, KeyError):
         raise BadUserInput("after is not a stream position", argument="after") from None
-    shard, _, sequence = raw.partition("\n")
-    if not shard or not sequence.isdigit():
+    valid = isinstance(shards, dict) and shards and isinstance(at, int)
+    if not valid or not all(isinstance(seq, str) and seq.isdigit() for seq in shards.values()):
         raise BadUserInput("after is not a stream position", argument="after")
-    return shard, sequence
+    return Position(shards, at)
 
 
 # --- the wire -----------------------------------------------------------------------------------------------------
@@ -247,6 +260,8 @@ def _code(error: ClientError) -> str:
 def _record(raw: dict[str, Any]) -> Record:
     change = raw["dynamodb"]
     out: Record = {"event": raw["eventName"], "keys": _wire(change["Keys"]), "sequence": change["SequenceNumber"]}
+    created = change.get("ApproximateCreationDateTime")
+    out["time"] = int(created.timestamp()) if created is not None else int(time.time())
     if "NewImage" in change:
         out["new"] = _wire(change["NewImage"])
     if "OldImage" in change:
@@ -310,7 +325,7 @@ class Reader:
                         start = ("LATEST", None)
                     else:
                         start = ("TRIM_HORIZON", None)
-                    following[shard.id] = asyncio.create_task(self._follow(shard.id, *start))
+                    following[shard.id] = asyncio.create_task(self._follow(shard.id, shard.parent, *start))
                 first = False
                 await asyncio.sleep(self.discover)
         finally:
@@ -318,7 +333,7 @@ class Reader:
                 task.cancel()
             await asyncio.gather(*following.values(), return_exceptions=True)
 
-    async def _follow(self, shard: str, kind: str, sequence: str | None) -> None:
+    async def _follow(self, shard: str, parent: str | None, kind: str, sequence: str | None) -> None:
         try:
             iterator: str | None = await self.client.iterator(self.arn, shard, kind, sequence)
         except PositionExpired:
@@ -330,9 +345,11 @@ class Reader:
             while iterator is not None:
                 records, iterator = await self.client.records(iterator)
                 for record in records:
-                    sequence = record.pop("sequence")
-                    record["position"] = position(shard, sequence)
-                    self.checkpoint[shard] = sequence
+                    self.checkpoint[shard] = record.pop("sequence")
+                    if parent is not None:
+                        # Read to its end before this shard started: its child's place stands for it.
+                        self.checkpoint.pop(parent, None)
+                    record["position"] = position(self.checkpoint, record.pop("time"))
                     self.publish(record)
                 if not records and iterator is not None:
                     await asyncio.sleep(self.poll)
@@ -341,24 +358,72 @@ class Reader:
 
 
 async def replay(client: StreamClient, arn: str, after: str) -> AsyncIterator[Record]:
-    """The records after the position ``after``, in order, up to the stream's present: the rest of its shard, then
-    the shards that descend from it. PositionExpired when the stream no longer holds that position."""
-    shard, sequence = parse_position(after)
+    """The records after the position ``after``, up to the stream's present, each shard in order and a child after
+    its parent. PositionExpired when the stream no longer holds that position."""
+    at = parse_position(after)
     shards = await client.shards(arn)
-    if shard not in {one.id for one in shards}:
+    if not set(at.shards) <= {one.id for one in shards}:
         raise PositionExpired("the stream no longer holds this position: read again, then subscribe without one")
-    pending: list[tuple[str, str, str | None]] = [(shard, "AFTER_SEQUENCE_NUMBER", sequence)]
-    while pending:
-        current, kind, start = pending.pop(0)
-        iterator: str | None = await client.iterator(arn, current, kind, start)
+    places = dict(at.shards)
+    for shard, (kind, sequence) in replay_starts(shards, at).items():
+        iterator: str | None = await client.iterator(arn, shard, kind, sequence)
         while iterator is not None:
             records, iterator = await client.records(iterator)
             for record in records:
-                record["position"] = position(current, record.pop("sequence"))
+                places[shard] = record.pop("sequence")
+                created = record.pop("time")
+                if kind == "TRIM_HORIZON" and shard not in at.shards and created < at.time - REPLAY_SLACK:
+                    continue  # from before the position, on a shard it had not read yet
+                record["position"] = position(places, created)
                 yield record
             if not records:
                 break  # caught up with the present
-        pending += [(one.id, "TRIM_HORIZON", None) for one in shards if one.parent == current]
+
+
+REPLAY_SLACK = 60
+"""Seconds before a position's change from which a replay reads a shard the position holds no place in: a shard
+opened after the change, or one the reader had not yet read from (it polls every shard several times a second)."""
+
+
+def replay_starts(shards: list[Shard], at: Position) -> dict[str, tuple[str, str | None]]:
+    """Where a replay from ``at`` reads each shard, in an order that puts every parent before its children: after
+    its place for a shard the position holds; from its start for a shard that descends from one, or that is open
+    and unrelated to any (nothing of it was read). A shard read to its end before the position (an ancestor of one
+    it holds) or closed before it (history) is not read."""
+    by_id = {one.id: one for one in shards}
+    children: dict[str, list[str]] = {}
+    for one in shards:
+        if one.parent in by_id:
+            children.setdefault(one.parent, []).append(one.id)
+
+    def descendants(shard: str) -> set[str]:
+        found = set(children.get(shard, []))
+        for child in list(found):
+            found |= descendants(child)
+        return found
+
+    def ancestors(shard: str) -> list[str]:
+        out = []
+        parent = by_id[shard].parent
+        while parent in by_id:
+            out.append(parent)
+            parent = by_id[parent].parent
+        return out
+
+    def depth(shard: str) -> int:
+        return len(ancestors(shard))
+
+    starts: dict[str, tuple[str, str | None]] = {}
+    for one in sorted(shards, key=lambda shard: (depth(shard.id), shard.id)):
+        if one.id in at.shards:
+            starts[one.id] = ("AFTER_SEQUENCE_NUMBER", at.shards[one.id])
+        elif any(ancestor in at.shards for ancestor in ancestors(one.id)):
+            starts[one.id] = ("TRIM_HORIZON", None)
+        elif descendants(one.id) & at.shards.keys() or one.closed:
+            continue
+        else:
+            starts[one.id] = ("TRIM_HORIZON", None)
+    return starts
 
 
 # --- one reader per table: the lease and the fan-out -------------------------------------------------------------

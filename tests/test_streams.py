@@ -11,6 +11,8 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from gateway import streams
 from gateway.config import Settings
@@ -125,11 +127,64 @@ async def test_a_process_that_stops_gives_the_lease_up(endpoint: str, dynamodb: 
 
 
 def test_positions_are_opaque_and_checked() -> None:
-    shard, sequence = "shardId-00000001795434804417-8cfcb5ab", "000000000000000000042"
-    assert streams.parse_position(streams.position(shard, sequence)) == (shard, sequence)
-    for bad in ("", "abc", streams.position(shard, "x1")):
+    places = {f"shardId-00000001795434804417-8cfcb5a{n}": f"{n:021d}" for n in range(8)}
+    text = streams.position(places, 1_795_434_804)
+    assert streams.parse_position(text) == streams.Position(places, 1_795_434_804)
+    assert "shardId" not in text and len(text) < 200  # compressed: eight shards in a few dozen bytes each
+    not_a_number = streams.position({"shardId-1": "x1"}, 1)
+    for bad in ("", "abc", not_a_number, streams.position({}, 1), "eJzLSM3JyVcozy_KSQEAGgQEXQ"):
         with pytest.raises(BadUserInput):
             streams.parse_position(bad)
+
+
+# A stream's shards form a forest: each shard may split (two children) as its partition grows, and closes then.
+@st.composite
+def shard_forests(draw: st.DrawFn) -> list[streams.Shard]:
+    open_ = [f"root{n}" for n in range(draw(st.integers(1, 3)))]
+    parents: dict[str, str | None] = dict.fromkeys(open_)
+    for step in range(draw(st.integers(0, 6))):
+        splitting = draw(st.sampled_from(open_))
+        open_.remove(splitting)
+        for side in range(draw(st.integers(1, 2))):
+            child = f"{splitting}.{step}{side}"
+            parents[child] = splitting
+            open_.append(child)
+    closed = set(parents) - set(open_)
+    return [streams.Shard(name, parents[name], name in closed) for name in parents]
+
+
+@given(shards=shard_forests(), data=st.data())
+def test_a_replay_reads_every_shard_a_change_may_still_come_from_parents_first(
+    shards: list[streams.Shard], data: st.DataObject
+) -> None:
+    """Whatever shards the position holds places in (the reader drops a parent once its child has a place), a
+    replay reads each of them after its place, and from its start every shard that descends from one or that is
+    open and unrelated to all; never a shard read to its end before, nor history closed before; parents first."""
+    by_id = {one.id: one for one in shards}
+
+    def ancestors(name: str) -> list[str]:
+        out, parent = [], by_id[name].parent
+        while parent is not None:
+            out.append(parent)
+            parent = by_id[parent].parent
+        return out
+
+    held = data.draw(st.sets(st.sampled_from(sorted(by_id))), label="shards with a place")
+    held = {name for name in held if not any(ancestor in held for ancestor in ancestors(name))} or held
+    at = streams.Position({name: "1" for name in held}, 0)
+    starts = streams.replay_starts(shards, at)
+    for name, one in by_id.items():
+        below_a_place = any(ancestor in held for ancestor in ancestors(name))
+        above_a_place = any(name in ancestors(other) for other in held)
+        if name in held:
+            assert starts[name] == ("AFTER_SEQUENCE_NUMBER", "1")
+        elif below_a_place or (not above_a_place and not one.closed):
+            assert starts[name] == ("TRIM_HORIZON", None), name
+        else:
+            assert name not in starts, name
+    order = list(starts)
+    for name in order:
+        assert all(order.index(ancestor) < order.index(name) for ancestor in ancestors(name) if ancestor in starts)
 
 
 async def test_the_holders_socket_passes_records_only_to_readers_of_the_table(

@@ -187,7 +187,7 @@ async def test_resuming_from_the_last_position_loses_nothing(served: Gateway, dy
 
 
 async def test_a_position_the_stream_no_longer_holds_is_refused_plainly(served: Gateway) -> None:
-    gone = streams.position("shardId-00000001000000000000-deadbeef", "1" * 21)
+    gone = streams.position({"shardId-00000001000000000000-deadbeef": "1" * 21}, 1_700_000_000)
     async with socket(served) as client:
         await client.subscribe(PROJECTS, ws="ws-1", after=gone)
         expired = await client.receive()
