@@ -26,7 +26,6 @@ from importlib.metadata import version
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-import aiohttp
 import orjson
 from botocore.exceptions import (
     ChecksumError,
@@ -37,8 +36,10 @@ from botocore.exceptions import (
     NoCredentialsError,
     ReadTimeoutError,
 )
+from botocore.httpsession import get_cert_path
 from botocore.parsers import create_parser
 
+from gateway.connections import ConnectTimeout, Pool, ReadTimeout, Unreachable
 from gateway.wire import UNDECODABLE, decode_item, tolerant_decode_item
 
 if TYPE_CHECKING:
@@ -120,7 +121,7 @@ class Hooks:
 
 
 class Signer:
-    """AWS Signature Version 4 for POST / with a body, as botocore's ``SigV4Auth`` computes it.
+    """AWS Signature Version 4 for a POST with a body to ``url``, as botocore's ``SigV4Auth`` computes it.
 
     The signing key depends only on the secret key, the day, the region and the service: it is derived once per
     day and per secret (rotated credentials derive a new one), not four HMACs per request.
@@ -128,6 +129,7 @@ class Signer:
 
     def __init__(self, url: str, region: str, service: str = _SERVICE) -> None:
         self.host = _host(url)
+        self.path = urlsplit(url).path or "/"
         self.region = region
         self.service = service
         self._key: tuple[str, str, bytes] = ("", "", b"")
@@ -163,7 +165,7 @@ class Signer:
         canonical = "\n".join(
             (
                 "POST",
-                "/",
+                self.path,
                 "",
                 "".join(f"{name}:{signed[name]}\n" for name in names),
                 signed_headers,
@@ -196,7 +198,7 @@ class DataPlane:
         client: DynamoDBClient,
         url: str,
         region: str,
-        session: aiohttp.ClientSession,
+        pool: Pool,
         *,
         max_attempts: int,
         decode_items: bool,
@@ -204,12 +206,13 @@ class DataPlane:
         self._client = client
         self.url = url
         self.signer = Signer(url, region)
-        self._session = session
+        self._pool = pool
+        self._head = f"POST {self.signer.path} HTTP/1.1\r\nHost: {self.signer.host}\r\n"
         self._max_attempts = max_attempts
         self.decode_items = decode_items
         self._quota = _QUOTA
         self._parser = create_parser("json")
-        self._user_agent = f"tablegraph dataplane aiohttp/{version('aiohttp')}"
+        self._user_agent = f"tablegraph/{version('tablegraph')} dataplane"
         self.hooks = Hooks()
 
     @classmethod
@@ -229,20 +232,25 @@ class DataPlane:
         region = context.get("signing", {}).get("region") or client.meta.region_name
         config: Any = client.meta.config  # botocore's Config: its options are set as attributes at run time
         retries: dict[str, Any] = config.retries or {}
-        connector = aiohttp.TCPConnector(limit=config.max_pool_connections or 10, ttl_dns_cache=60)
-        timeout = aiohttp.ClientTimeout(sock_connect=config.connect_timeout, sock_read=config.read_timeout)
-        session = aiohttp.ClientSession(connector=connector, timeout=timeout, auto_decompress=False)
+        pool = Pool(
+            url,
+            limit=config.max_pool_connections or 10,
+            connect_timeout=config.connect_timeout,
+            read_timeout=config.read_timeout,
+            # The CA bundle botocore verifies AWS's certificates with.
+            cafile=get_cert_path(True) if url.startswith("https") else None,
+        )
         return cls(
             client,
             url,
             region,
-            session,
+            pool,
             max_attempts=int(retries.get("total_max_attempts", 3)),
             decode_items=decode_items,
         )
 
     async def close(self) -> None:
-        await self._session.close()
+        self._pool.close()
 
     async def call(self, operation: str, params: dict[str, Any]) -> dict[str, Any]:
         """DynamoDB's answer to ``operation``, items decoded; ``ClientError`` or a connection error otherwise."""
@@ -292,22 +300,21 @@ class DataPlane:
         }
         self.signer.sign(credentials, headers, body, datetime.now(UTC))
         headers["User-Agent"] = self._user_agent
-        headers["Accept-Encoding"] = "identity"
         for sending in self.hooks.sending:
             sending(operation, headers, body)
+        lines = "".join(f"{name}: {value}\r\n" for name, value in headers.items())
+        request = f"{self._head}{lines}Content-Length: {len(body)}\r\n\r\n".encode() + body
         try:
-            async with self._session.post(self.url, data=body, headers=headers) as response:
-                raw = await response.read()
-                status = response.status
-                answer_headers = response.headers
-        except aiohttp.ConnectionTimeoutError as error:
+            answer = await self._pool.send(request)
+        except ConnectTimeout as error:
             return _Attempt(None, {}, ConnectTimeoutError(endpoint_url=self.url, error=error))
-        except TimeoutError as error:
-            return _Attempt(None, {}, ReadTimeoutError(endpoint_url=self.url, error=error))
-        except aiohttp.ServerDisconnectedError as error:
-            return _Attempt(None, {}, ConnectionClosedError(endpoint_url=self.url, error=error))
-        except (aiohttp.ClientError, OSError) as error:
+        except Unreachable as error:
             return _Attempt(None, {}, EndpointConnectionError(endpoint_url=self.url, error=error))
+        except ReadTimeout as error:
+            return _Attempt(None, {}, ReadTimeoutError(endpoint_url=self.url, error=error))
+        except OSError as error:
+            return _Attempt(None, {}, ConnectionClosedError(endpoint_url=self.url, error=error))
+        status, answer_headers, raw = answer.status, answer.headers, answer.body
         checksum = answer_headers.get("x-amz-crc32")
         if checksum is not None and (actual := zlib.crc32(raw)) != int(checksum):
             # A body damaged on the way: sent again, as botocore does.
@@ -315,8 +322,7 @@ class DataPlane:
             return _Attempt(status, {}, damaged)
         if status < 300 and self.decode_items:
             return _Attempt(status, _decoded(operation, raw))
-        lowered = {name.lower(): value for name, value in answer_headers.items()}
-        return _Attempt(status, self._parse(operation, status, lowered, raw))
+        return _Attempt(status, self._parse(operation, status, answer_headers, raw))
 
     async def _credentials(self) -> ReadOnlyCredentials:
         # The client's own credentials object: a refreshable one refreshes itself here, as it does when botocore

@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Iterator
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 from typing import Any, TypeVar
 from unittest import mock
 
@@ -30,11 +31,34 @@ from gateway.writes import Refused, Target, WriteOp
 from schema.model import MODEL
 from tests.contract import create_table
 from tests.faults import FaultProxy, Rule
-from tests.test_wire import _scalars, _typed
+from tests.test_wire import _typed
 
 T = TypeVar("T")
-# What DynamoDB stores: test_wire's values, but map keys and attribute names are never empty.
+_texts = st.text(st.characters(codec="utf-8"), max_size=12)
 _names = st.text(st.characters(codec="utf-8"), min_size=1, max_size=8)
+"""Attribute names and map keys are never empty."""
+
+
+@st.composite
+def _numbers(draw: st.DrawFn) -> Decimal:
+    """Numbers of up to 38 digits from 1E-130 on, that stay 38 digits written out: DynamoDB Local answers
+    1E+38 as 100000000000000000000000000000000000000, which TypeDeserializer refuses (a decoder matter, not the
+    data plane's; tests/test_wire.py covers every number DynamoDB accepts)."""
+    coefficient = draw(st.integers(min_value=0, max_value=10**38 - 1))
+    exponent = draw(st.integers(min_value=-130, max_value=38 - len(str(coefficient))))
+    return Decimal(f"{draw(st.sampled_from(['', '-']))}{coefficient}E{exponent}")
+
+
+_scalars = (
+    _texts
+    | _numbers()
+    | st.binary(max_size=12)
+    | st.booleans()
+    | st.none()
+    | st.sets(_texts, min_size=1, max_size=4)
+    | st.sets(_numbers(), min_size=1, max_size=4)
+    | st.sets(st.binary(max_size=8), min_size=1, max_size=4)
+)
 _values = st.recursive(
     _scalars,
     lambda members: st.lists(members, max_size=4) | st.dictionaries(_names, members, max_size=4),
