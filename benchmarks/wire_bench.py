@@ -1,8 +1,8 @@
 """Client CPU per DynamoDB request against a DynamoDB Local: stock decoding vs fast reads, aioboto3 vs the lean plane.
 
 Two tables of figures from one run, each measured interleaved: a 100-item Query through the stock client plus
-TypeDeserializer vs the same client with ``install_fast_reads``; and GetItem, BatchGetItem of 100 keys and a
-100-item Query sent by the gateway's aioboto3 client (configured as ``Store.open`` configures it, fast reads on) vs
+TypeDeserializer vs the same client with ``install_fast_reads``; and GetItem, BatchGetItem of 5 and of 100 keys and
+a 100-item Query sent by the gateway's aioboto3 client (configured as ``Store.open`` configures it, fast reads on) vs
 by ``gateway.dataplane``.
 """
 
@@ -101,6 +101,7 @@ async def _data_planes(endpoint: str, table: str, calls: int) -> dict[str, list[
         }
         requests: dict[str, tuple[str, str, dict[str, Any]]] = {
             "GetItem": ("GetItem", "Item", {"TableName": table, "Key": keys[0]}),
+            "BatchGetItem, 5 keys": ("BatchGetItem", "Responses", {"RequestItems": {table: {"Keys": keys[:5]}}}),
             f"BatchGetItem, {_ITEMS} keys": ("BatchGetItem", "Responses", {"RequestItems": {table: {"Keys": keys}}}),
             f"Query, {_ITEMS} items": ("Query", "Items", query),
         }

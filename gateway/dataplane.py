@@ -38,6 +38,7 @@ from botocore.exceptions import (
 )
 from botocore.httpsession import get_cert_path
 from botocore.parsers import create_parser
+from botocore.utils import get_environ_proxies
 
 from gateway.connections import ConnectTimeout, Pool, ReadTimeout, Unreachable
 from gateway.wire import UNDECODABLE, decode_item, tolerant_decode_item
@@ -216,11 +217,14 @@ class DataPlane:
         self.hooks = Hooks()
 
     @classmethod
-    async def open(cls, client: DynamoDBClient, table: str, *, decode_items: bool = True) -> DataPlane:
+    async def open(cls, client: DynamoDBClient, table: str, *, decode_items: bool = True) -> DataPlane | None:
         """A data plane sending where ``client`` sends, signing as it signs, retrying as it is configured to.
 
         With ``decode_items`` the items of an answer (Item, Items, Responses, Attributes) come back decoded by
         ``gateway.wire``; without, in DynamoDB's wire format as botocore returns them.
+
+        None when the client reaches the endpoint through an HTTP proxy (its config's or the environment's, as
+        botocore finds it), which the data plane does not speak.
 
         The endpoint comes from the client's own endpoint rules, resolved once for ``table`` (DynamoDB's rules
         depend on the region, FIPS and dual-stack settings, a custom endpoint URL, and an ARN as table name, all
@@ -231,6 +235,8 @@ class DataPlane:
         url, _, _ = await client._resolve_endpoint_ruleset(operation, {"TableName": table}, context)  # type: ignore[attr-defined]
         region = context.get("signing", {}).get("region") or client.meta.region_name
         config: Any = client.meta.config  # botocore's Config: its options are set as attributes at run time
+        if (config.proxies or get_environ_proxies(url)).get(urlsplit(url).scheme):
+            return None
         retries: dict[str, Any] = config.retries or {}
         pool = Pool(
             url,

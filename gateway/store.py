@@ -192,6 +192,10 @@ class Store:
                 yield cls(client, model, decode)
                 return
             plane = await DataPlane.open(client, model.table, decode_items=settings.fast_decode)
+            if plane is None:
+                log.warning("DynamoDB is reached through an HTTP proxy: every request goes through aioboto3")
+                yield cls(client, model, decode)
+                return
             try:
                 yield cls(client, model, decode, plane)
             finally:

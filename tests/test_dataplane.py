@@ -319,6 +319,22 @@ def test_unprocessed_keys_come_back_as_the_stock_client_returns_them(pair: Pair,
     assert {item["SK"] for item in lean["Responses"][pair.table]} == {
         item["SK"]["S"] for item in stock["Responses"][pair.table]
     }
+    # The store asks again for what was left unprocessed, on either path, until it has every item.
+    for plane in PLANES:
+        sent, found = pair.run(
+            _batch_get(pair.lean.url, pair.table, plane, [{"PK": pk, "SK": f"S#{n:02d}"} for n in range(60)])
+        )
+        assert found == 60
+        assert len(sent) >= 2 and set(sent) == {"BatchGetItem"}
+
+
+async def _batch_get(endpoint: str, table: str, plane: str, keys: list[dict[str, str]]) -> tuple[list[str], int]:
+    """The requests ``Store.batch_get`` sends for ``keys``, and the number of items it returns."""
+    sent: list[str] = []
+    async with Store.open(Settings(endpoint_url=endpoint, table=table, data_plane=plane), MODEL) as store:
+        store.on_send(lambda operation, headers, body: sent.append(operation))
+        result = await store.batch_get(keys, Ledger())
+    return sent, len(result.items)
 
 
 # --- SigV4 -------------------------------------------------------------------------------------------------------
@@ -396,6 +412,7 @@ async def test_temporary_credentials_are_sent_with_their_session_token(endpoint:
     session = aioboto3.Session(aws_access_key_id="ASIA", aws_secret_access_key="s", aws_session_token="the-token")
     async with session.client("dynamodb", endpoint_url=endpoint, region_name="eu-west-3") as client:
         plane = await DataPlane.open(client, table)
+        assert plane is not None
         try:
             plane.hooks.sending.append(lambda operation, headers, body: sent.append(dict(headers)))
             await plane.call("GetItem", {"TableName": table, "Key": {"PK": {"S": "x"}, "SK": {"S": "y"}}})
@@ -411,6 +428,7 @@ async def test_aws_endpoints_resolve_as_the_client_resolves_them() -> None:
     session = aioboto3.Session(aws_access_key_id="AKID", aws_secret_access_key="s")
     async with session.client("dynamodb", region_name="eu-west-3") as client:
         plane = await DataPlane.open(client, "table")
+        assert plane is not None
         await plane.close()
     assert plane.url == "https://dynamodb.eu-west-3.amazonaws.com"
     assert plane.signer.region == "eu-west-3" and plane.signer.host == "dynamodb.eu-west-3.amazonaws.com"
@@ -426,6 +444,15 @@ def test_the_backoff_is_the_standard_modes(attempt: int, draw: float) -> None:
     expected = ExponentialBackoff(random=lambda: draw).delay_amount(context)
     with mock.patch("gateway.dataplane.random.random", return_value=draw):
         assert _backoff(attempt) == expected
+
+
+async def test_a_client_behind_an_http_proxy_keeps_the_stock_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HTTPS_PROXY", "http://127.0.0.1:9")
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    session = aioboto3.Session(aws_access_key_id="AKID", aws_secret_access_key="s")
+    async with session.client("dynamodb", region_name="eu-west-3") as client:
+        assert await DataPlane.open(client, "table") is None
 
 
 # --- retries, through the fault-injecting proxy ---------------------------------------------------------------------
