@@ -105,6 +105,9 @@ class Settings:
     """Processes ``serve`` runs; each gets these settings through ``TABLEGRAPH_*`` variables."""
     fast_decode: bool = True
     """Decode read responses with ``gateway.wire`` instead of botocore's parser; off gives the stock client."""
+    data_plane: str = "lean"
+    """lean: the requests made while serving are signed and sent by ``gateway.dataplane``, a quarter of the CPU;
+    stock: every request goes through the aioboto3 client (tables and the offline Scan always do)."""
     metrics: bool = True
     """Serve Prometheus metrics at /metrics, without authentication: turn it off where the gateway's port is
     public and metrics are scraped some other way, or keep the port private."""
@@ -131,6 +134,8 @@ class Settings:
             raise ValueError("jwt_max_lifetime must be 0 (no limit) or a number of seconds")
         if self.introspection not in {"on", "off", "admin"}:
             raise ValueError("introspection must be on, off or admin")
+        if self.data_plane not in {"lean", "stock"}:
+            raise ValueError("data_plane must be lean or stock")
         if self.persisted_queries not in {"off", "apq", "strict"}:
             raise ValueError("persisted_queries must be off, apq or strict")
         if self.persisted_queries == "strict" and self.persisted_documents is None:

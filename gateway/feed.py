@@ -266,6 +266,9 @@ class SharedReads(Store):
     async def query(self, request: QueryRequest, ledger: Ledger) -> QueryResult:
         return await self._store.query(request, ledger)
 
+    async def query_once(self, request: QueryRequest, ledger: Ledger) -> QueryResult:
+        return await self._store.query_once(request, ledger)
+
     def _maybe_send(self) -> None:
         if self._batch is None:
             return

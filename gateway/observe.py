@@ -2,8 +2,9 @@
 
 Every /graphql request runs under a ``Watch`` that ``WatchedEndpoint`` sets around the endpoint: the operation
 hook (``extensions.Observed``) records each operation's name, outcome and ledger on it, and the DynamoDB hooks
-(``watch_client``: botocore's ``before-call``/``after-call`` events) count every call and, when the request is
-traced, give it a span under its operation's. OpenTelemetry is imported only when tracing is configured.
+(``watch_client``: botocore's ``before-call``/``after-call`` events; ``watch_data_plane``: the data plane's hooks
+at the same moments) count every call and, when the request is traced, give it a span under its operation's.
+OpenTelemetry is imported only when tracing is configured.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import logging
 import os
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -34,6 +35,8 @@ if TYPE_CHECKING:
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.trace import Span, Tracer
     from strawberry.types import ExecutionContext
+
+    from gateway.dataplane import Hooks
 
 access_log = logging.getLogger("tablegraph.access")
 
@@ -231,13 +234,23 @@ def watch_client(events: BaseEventHooks) -> None:
     events.register("response-received.dynamodb", _attempt, unique_id="tablegraph-observe-attempt")
 
 
+def watch_data_plane(hooks: Hooks) -> None:
+    """What ``watch_client`` does, for the calls ``gateway.dataplane`` sends."""
+    hooks.calling.append(_call_started)
+    hooks.attempted.append(_attempt_ended)
+    hooks.called.append(_call_ended)
+
+
 def _before_call(model: Any, context: dict[str, Any], **_: Any) -> None:
+    _call_started(model.name, context)
+
+
+def _call_started(operation_name: str, context: dict[str, Any]) -> None:
     context["tablegraph.started"] = time.perf_counter()
     watch = _watch.get()
     if watch is not None and watch.tracer is not None:
         from opentelemetry.trace import SpanKind
 
-        operation_name = model.name
         context["tablegraph.span"] = watch.tracer.start_span(
             f"DynamoDB.{operation_name}",
             kind=SpanKind.CLIENT,
@@ -251,21 +264,31 @@ def _before_call(model: Any, context: dict[str, Any], **_: Any) -> None:
 
 
 def _after_call(http_response: Any, parsed: dict[str, Any], model: Any, context: dict[str, Any], **_: Any) -> None:
-    operation_name = model.name
-    capacity = capacity_units(parsed.get("ConsumedCapacity"))
-    code = None
-    if http_response.status_code >= 300:
-        code = str(parsed.get("Error", {}).get("Code", "")) or f"HTTP{http_response.status_code}"
-    _finish(operation_name, context, capacity, code)
+    _call_ended(model.name, context, http_response.status_code, parsed)
 
 
 def _after_call_error(context: dict[str, Any], event_name: str, **_: Any) -> None:
-    _finish(_operation_of(event_name), context, 0.0, "ConnectionError")
+    _call_ended(_operation_of(event_name), context, None, {})
+
+
+def _call_ended(operation_name: str, context: dict[str, Any], status: int | None, parsed: Mapping[str, Any]) -> None:
+    """A call ended, after its retries: ``status`` None when the last attempt got no answer."""
+    if status is None:
+        _finish(operation_name, context, 0.0, "ConnectionError")
+        return
+    code = None
+    if status >= 300:
+        code = str(parsed.get("Error", {}).get("Code", "")) or f"HTTP{status}"
+    _finish(operation_name, context, capacity_units(parsed.get("ConsumedCapacity")), code)
 
 
 def _attempt(event_name: str, parsed_response: dict[str, Any] | None = None, **_: Any) -> None:
-    if parsed_response is not None and parsed_response.get("Error", {}).get("Code") in _THROTTLING:
-        DYNAMODB_THROTTLES.labels(_operation_of(event_name)).inc()
+    _attempt_ended(_operation_of(event_name), None, parsed_response)
+
+
+def _attempt_ended(operation_name: str, status: int | None, parsed: Mapping[str, Any] | None) -> None:
+    if parsed is not None and parsed.get("Error", {}).get("Code") in _THROTTLING:
+        DYNAMODB_THROTTLES.labels(operation_name).inc()
 
 
 def _operation_of(event_name: str) -> str:

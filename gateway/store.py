@@ -21,11 +21,13 @@ from urllib.parse import urlparse
 import aioboto3
 from aiobotocore.config import AioConfig
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
+from botocore import xform_name
 from botocore.exceptions import BotoCoreError, ClientError, EndpointConnectionError
 
 from gateway import accounting, filters, observe
 from gateway.accounting import Ledger, capacity_units, next_round
 from gateway.config import Settings
+from gateway.dataplane import OPERATIONS, DataPlane, Send
 from gateway.errors import BadUserInput, Conflict, GatewayError, Throttled, Unavailable
 from gateway.filters import Filter
 from gateway.model import Item, Model
@@ -135,14 +137,36 @@ class QueryResult:
 
 class Store:
     def __init__(
-        self, client: DynamoDBClient, model: Model, decode: Callable[[dict[str, Any]], Item] | None = None
+        self,
+        client: DynamoDBClient,
+        model: Model,
+        decode: Callable[[dict[str, Any]], Item] | None = None,
+        plane: DataPlane | None = None,
     ) -> None:
+        """``plane`` sends the data-plane requests when given; ``client`` sends every other one, and all of them
+        without it. ``decode`` reads the items of reads, the data plane's writes' too when it decodes them."""
         self._client = client
+        self._plane = plane
         self.model = model
         self.table = model.table
         self._decode = decode or _item
+        self._written = self._decode if plane is not None and plane.decode_items else _item
         client.meta.events.register("response-received.dynamodb", _note_attempt, unique_id="tablegraph-attempts")
         observe.watch_client(client.meta.events)
+        if plane is not None:
+            plane.hooks.attempted.append(_attempt_ended)
+            observe.watch_data_plane(plane.hooks)
+
+    def on_send(self, listener: Send) -> None:
+        """Call ``listener`` with the operation, headers and body of every request as it is sent, either path."""
+
+        def before_send(request: Any, event_name: str, **_: Any) -> None:
+            headers = {name: _text(value) for name, value in request.headers.items()}
+            listener(event_name.rsplit(".", 1)[-1], headers, request.body or b"")
+
+        self._client.meta.events.register("before-send.dynamodb", before_send)
+        if self._plane is not None:
+            self._plane.hooks.sending.append(listener)
 
     @classmethod
     @asynccontextmanager
@@ -162,6 +186,8 @@ class Store:
         # DynamoDB Local accepts any credentials but refuses requests without them.
         local = bool(settings.endpoint_url) and urlparse(settings.endpoint_url).hostname in _LOCAL_HOSTS
         session = aioboto3.Session()
+        model = model.with_table(settings.table or model.table)
+        decode = _already_decoded if settings.fast_decode else None
         async with session.client(
             "dynamodb",
             endpoint_url=settings.endpoint_url,
@@ -172,9 +198,18 @@ class Store:
         ) as client:
             if settings.fast_decode:
                 install_fast_reads(client)
-                yield cls(client, model.with_table(settings.table or model.table), _already_decoded)
-            else:
-                yield cls(client, model.with_table(settings.table or model.table))
+            if settings.data_plane == "stock":
+                yield cls(client, model, decode)
+                return
+            plane = await DataPlane.open(client, model.table, decode_items=settings.fast_decode)
+            if plane is None:
+                log.warning("DynamoDB is reached through an HTTP proxy: every request goes through aioboto3")
+                yield cls(client, model, decode)
+                return
+            try:
+                yield cls(client, model, decode, plane)
+            finally:
+                await plane.close()
 
     # --- reads --------------------------------------------------------------------------------------------
 
@@ -195,12 +230,7 @@ class Store:
         request: dict[str, Any] = {self.table: {"Keys": [_wire_key(key) for key in keys]}}
         for attempt in range(UNPROCESSED_ATTEMPTS):
             response, answered = await self._send(
-                "BatchGetItem",
-                ledger,
-                round_ + attempt,
-                self._client.batch_get_item,
-                RequestItems=request,
-                ReturnConsumedCapacity="TOTAL",
+                "BatchGetItem", ledger, round_ + attempt, RequestItems=request, ReturnConsumedCapacity="TOTAL"
             )
             items.extend(self._decode(raw) for raw in response.get("Responses", {}).get(self.table, []))
             request = response.get("UnprocessedKeys") or {}
@@ -218,7 +248,7 @@ class Store:
             params["Limit"] = request.limit - len(items)
             if start_key is not None:
                 params["ExclusiveStartKey"] = _wire_key(start_key)
-            response, _ = await self._send("Query", ledger, None, self._client.query, **params)
+            response, _ = await self._send("Query", ledger, None, **params)
             items.extend(self._decode(raw) for raw in response.get("Items", []))
             last = response.get("LastEvaluatedKey")
             start_key = {k: v["S"] for k, v in last.items()} if last else None
@@ -229,7 +259,7 @@ class Store:
         """One Query call reading at most ``request.limit`` items (returning those its filter keeps)."""
         params = request.params(self.table)
         params["Limit"] = request.limit
-        response, _ = await self._send("Query", ledger, None, self._client.query, **params)
+        response, _ = await self._send("Query", ledger, None, **params)
         last = response.get("LastEvaluatedKey")
         items = [self._decode(raw) for raw in response.get("Items", [])]
         return QueryResult(items, {k: v["S"] for k, v in last.items()} if last else None)
@@ -237,7 +267,7 @@ class Store:
     async def ping(self) -> bool:
         """Whether the table answers; used by the health check."""
         try:
-            await self._call(self._client.describe_table, TableName=self.table)
+            await self._call("DescribeTable", TableName=self.table)
         except GatewayError:
             return False
         return True
@@ -265,8 +295,9 @@ class Store:
                 if single:
                     response = await self._write_one(ops[0])
                 else:
-                    response = await self._client.transact_write_items(
-                        TransactItems=[{op.action: self._wire_op(op)} for op in ops],  # type: ignore[misc]
+                    response = await self._request(
+                        "TransactWriteItems",
+                        TransactItems=[{op.action: self._wire_op(op)} for op in ops],
                         ReturnConsumedCapacity="TOTAL",
                     )
             except ClientError as error:
@@ -286,16 +317,14 @@ class Store:
                 _attempts.reset(noting)
             ledger.record(operation, capacity_units(response.get("ConsumedCapacity")))
             attributes = response.get("Attributes")
-            return _item(attributes) if attributes else None
+            return self._written(attributes) if attributes else None
         raise Throttled("the write kept conflicting with other transactions; try again shortly")
 
     async def _write_one(self, op: WriteOp) -> Any:
         params: dict[str, Any] = {**self._wire_op(op), "ReturnConsumedCapacity": "TOTAL"}
-        if op.action == "Put":
-            return await self._client.put_item(**params)
-        if op.action == "Delete":
-            return await self._client.delete_item(**params)
-        return await self._client.update_item(**params, ReturnValues="ALL_NEW")
+        if op.action == "Update":
+            params["ReturnValues"] = "ALL_NEW"
+        return await self._request(f"{op.action}Item", **params)
 
     def _wire_op(self, op: WriteOp) -> dict[str, Any]:
         body: dict[str, Any] = {"TableName": self.table, "ReturnValuesOnConditionCheckFailure": "ALL_OLD"}
@@ -319,7 +348,6 @@ class Store:
             "GetItem",
             ledger,
             None,
-            self._client.get_item,
             TableName=self.table,
             Key=_wire_key(key),
             ConsistentRead=True,
@@ -335,7 +363,7 @@ class Store:
             params = {**request.params(self.table), "Limit": request.limit}
             if start_key is not None:
                 params["ExclusiveStartKey"] = _wire_key(start_key)
-            response, _ = await self._send("Query", ledger, None, self._client.query, **params)
+            response, _ = await self._send("Query", ledger, None, **params)
             items = [self._decode(raw) for raw in response.get("Items", [])]
             if items:
                 yield items
@@ -351,7 +379,7 @@ class Store:
             params: dict[str, Any] = {"TableName": self.table, "ReturnConsumedCapacity": "TOTAL"}
             if start is not None:
                 params["ExclusiveStartKey"] = start
-            response, _ = await self._send("Scan", ledger, None, self._client.scan, **params)
+            response, _ = await self._send("Scan", ledger, None, **params)
             yield [_item(raw) for raw in response.get("Items", [])]
             start = response.get("LastEvaluatedKey")
             if not start:
@@ -359,7 +387,7 @@ class Store:
 
     async def estimated_item_count(self) -> int:
         """DynamoDB's item count for the table, refreshed about every six hours: good for a progress bar."""
-        description = await self._call(self._client.describe_table, TableName=self.table)
+        description = await self._call("DescribeTable", TableName=self.table)
         return int(description["Table"].get("ItemCount", 0))
 
     # --- administration and seeding -------------------------------------------------------------------------
@@ -379,7 +407,7 @@ class Store:
         await waiter.wait(TableName=self.table, WaiterConfig={"Delay": 1, "MaxAttempts": 60})
         if self.model.expires_attribute is not None:
             await self._call(
-                self._client.update_time_to_live,
+                "UpdateTimeToLive",
                 TableName=self.table,
                 TimeToLiveSpecification={"Enabled": True, "AttributeName": self.model.expires_attribute},
             )
@@ -419,29 +447,33 @@ class Store:
     async def _write_batch(self, items: list[Item]) -> int:
         request: dict[str, Any] = {self.table: [{"PutRequest": {"Item": _wire_item(item)}} for item in items]}
         for attempt in range(UNPROCESSED_ATTEMPTS):
-            response = await self._call(self._client.batch_write_item, RequestItems=request)
+            response = await self._call("BatchWriteItem", RequestItems=request)
             request = response.get("UnprocessedItems") or {}
             if not request:
                 return len(items)
             await asyncio.sleep(_backoff(attempt))
         raise Throttled("DynamoDB kept returning unprocessed items; try again shortly")
 
-    async def _send(
-        self, operation: str, ledger: Ledger, round_: int | None, method: Any, **params: Any
-    ) -> tuple[Any, int]:
+    async def _send(self, operation: str, ledger: Ledger, round_: int | None, **params: Any) -> tuple[Any, int]:
         """One accounted call: counted whether DynamoDB answers or fails, with the round it was sent in."""
         try:
-            response = await self._call(method, **params)
+            response = await self._call(operation, **params)
         except GatewayError:
             ledger.record(operation, 0.0, round_)
             raise
         return response, ledger.record(operation, capacity_units(response.get("ConsumedCapacity")), round_)
 
-    async def _call(self, method: Any, **params: Any) -> Any:
+    async def _call(self, operation: str, **params: Any) -> Any:
         try:
-            return await method(**params)
+            return await self._request(operation, **params)
         except (ClientError, BotoCoreError) as error:
             raise _translate(error) from error
+
+    async def _request(self, operation: str, **params: Any) -> Any:
+        """``operation`` sent by the data plane when it sends that one, else by the client; botocore's errors."""
+        if self._plane is not None and operation in OPERATIONS:
+            return await self._plane.call(operation, params)
+        return await getattr(self._client, xform_name(operation))(**params)
 
 
 def table_definition(model: Model) -> CreateTableDefinition:
@@ -502,9 +534,14 @@ def _translate(error: Exception) -> GatewayError:
 
 def _note_attempt(response_dict: dict[str, Any] | None = None, exception: Exception | None = None, **_: Any) -> None:
     """Botocore's hook after every attempt: an attempt that failed in transit or got a 5xx may have been applied."""
+    _attempt_ended("", None if exception is not None or response_dict is None else response_dict.get("status_code"))
+
+
+def _attempt_ended(operation: str, status: int | None, parsed: Any = None) -> None:
+    """The data plane's hook after every attempt: ``status`` None when no answer came."""
     seen = _attempts.get()
     if seen is not None:
-        seen.append(exception is not None or response_dict is None or response_dict.get("status_code", 0) >= 500)
+        seen.append(status is None or status >= 500)
 
 
 def _refusal(error: ClientError, count: int) -> list[Reason] | None:
@@ -546,6 +583,10 @@ def _wire_item(item: Item) -> dict[str, Any]:
 
 def _item(raw: dict[str, Any]) -> Item:
     return {name: _deserializer.deserialize(value) for name, value in raw.items()}
+
+
+def _text(value: str | bytes) -> str:
+    return value.decode("latin-1") if isinstance(value, bytes) else value
 
 
 def _already_decoded(raw: dict[str, Any]) -> Item:

@@ -26,7 +26,7 @@ _MIN_AIOBOTOCORE = (2, 15)
 _SURROGATE = re.compile("[\ud800-\udfff]")
 # What decode_value raises on a value it cannot read: an unknown type tag, a malformed attribute value, a number
 # out of DynamoDB's range.
-_UNDECODABLE = (TypeError, ValueError, AttributeError, ArithmeticError)
+UNDECODABLE = (TypeError, ValueError, AttributeError, ArithmeticError)
 
 
 class Unreadable(dict[str, Any]):
@@ -105,7 +105,7 @@ def tolerant_decode_item(raw: Mapping[str, Any]) -> dict[str, Any]:
     for name, av in raw.items():
         try:
             item[name] = decode_value(av)
-        except _UNDECODABLE:
+        except UNDECODABLE:
             item[name] = av
             invalid.append(name)
             continue
@@ -163,7 +163,7 @@ def _before_parse(field: str, shape: Callable[[Any, _Decode], Any]) -> Callable[
             return
         try:
             customized_response_dict[field] = shape(payload, decode)
-        except _UNDECODABLE:
+        except UNDECODABLE:
             # A value the fast decoder does not know (a type DynamoDB added later): only its item is unreadable.
             customized_response_dict[field] = shape(payload, tolerant_decode_item)
         response_dict["body"] = dumps(body)

@@ -7,7 +7,7 @@ import threading
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import boto3
@@ -86,7 +86,7 @@ class Gateway:
         self.url = f"http://127.0.0.1:{port}"
         self.http = httpx.Client(base_url=self.url, timeout=30)
         store: Store = self.app.state.store
-        store._client.meta.events.register("before-send.dynamodb", self._count)
+        store.on_send(self._count)
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -94,8 +94,8 @@ class Gateway:
         self.server.should_exit = True
         self._thread.join(timeout=10)
 
-    def _count(self, request: Any, **_: Any) -> None:
-        self.sent[request.headers["X-Amz-Target"].decode().split(".")[-1]] += 1
+    def _count(self, operation: str, headers: Mapping[str, str], body: bytes) -> None:
+        self.sent[operation] += 1
 
     def query(self, query: str, variables: dict[str, Any] | None = None, **headers: str) -> dict[str, Any]:
         """POST a GraphQL request with accounting on; the response JSON, checked against the wire count."""

@@ -110,13 +110,26 @@ async def test_create_table_is_idempotent_and_matches_the_design(endpoint: str, 
 def test_the_store_scans_only_for_the_offline_recount_and_never_calls_partiql() -> None:
     gateway = Path(__file__).parent.parent / "gateway"
     tree = ast.parse((gateway / "store.py").read_text())
-    called = {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
-    assert not called & {"execute_statement", "batch_execute_statement", "execute_transaction"}
+    plane = ast.parse((gateway / "dataplane.py").read_text())
+
+    def names(node: ast.AST) -> set[str]:
+        """Client methods and operation names: the store sends an operation by either."""
+        found: set[str] = set()
+        for child in ast.walk(node):
+            if isinstance(child, ast.Attribute):
+                found.add(child.attr)
+            elif isinstance(child, ast.Constant) and isinstance(child.value, str):
+                found.add(child.value)
+        return found
+
+    partiql = {"execute_statement", "batch_execute_statement", "execute_transaction"}
+    partiql |= {"ExecuteStatement", "BatchExecuteStatement", "ExecuteTransaction"}
+    assert not (names(tree) | names(plane)) & partiql
+    assert not names(plane) & {"scan", "Scan"}
     scanning = {
         function.name
         for function in ast.walk(tree)
-        if isinstance(function, ast.AsyncFunctionDef | ast.FunctionDef)
-        and any(isinstance(node, ast.Attribute) and node.attr == "scan" for node in ast.walk(function))
+        if isinstance(function, ast.AsyncFunctionDef | ast.FunctionDef) and names(function) & {"scan", "Scan"}
     }
     assert scanning == {"scan_pages"}
     users = {path.name for path in gateway.glob("*.py") if "scan_pages" in path.read_text()}

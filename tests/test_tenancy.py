@@ -7,7 +7,7 @@ stu-0149 (enrolled in crs-0001 only). Every test that B runs asserts what B got 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import pytest
@@ -33,12 +33,10 @@ class Wire:
 
     def __init__(self, gateway: Gateway) -> None:
         self.requests: list[tuple[str, str]] = []
-        events = gateway.app.state.store._client.meta.events
-        events.register("before-send.dynamodb", self._record, unique_id="tenancy-wire")
+        gateway.app.state.store.on_send(self._record)
 
-    def _record(self, request: Any, **_: Any) -> None:
-        body = request.body.decode() if isinstance(request.body, bytes) else str(request.body)
-        self.requests.append((request.headers["X-Amz-Target"].decode().split(".")[-1], body))
+    def _record(self, operation: str, headers: Mapping[str, str], body: bytes) -> None:
+        self.requests.append((operation, body.decode()))
 
     def mentions(self, *partitions: str) -> list[tuple[str, str]]:
         return [(op, body) for op, body in self.requests if any(f'"{p}' in body for p in partitions)]
