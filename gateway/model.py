@@ -263,6 +263,13 @@ class Collection:
         """The GraphQL field on the parent's type: the part of ``name`` after the dot."""
         return self.name.partition(".")[2]
 
+    @property
+    def shards(self) -> int:
+        """How many partitions the members spread over: the shard segment of their partition key in ``index``
+        (``WS#{workspaceId}#{taskId%8}``: 8), 1 for a collection of one partition. A page of a sharded collection
+        is one Query per shard, sent at once and merged in sort order."""
+        return self.member.keys[self.index].pk.shards
+
 
 @dataclass(frozen=True)
 class Copy:
@@ -517,9 +524,10 @@ def _validate(model: Model) -> None:
     for entity in model.entities:
         if None not in entity.keys:
             raise ValueError(f"{entity.name}: every entity has a table key")
-        for index_name in entity.keys:
+        for index_name, shape in entity.keys.items():
             if index_name not in names:
                 raise ValueError(f"{entity.name}: unknown index {index_name!r}")
+            _validate_shards(entity, shape)
     for i, a in enumerate(model.entities):
         for b in model.entities[i + 1 :]:
             if _overlaps(a.primary.pk, b.primary.pk) and _overlaps(a.primary.sk, b.primary.sk):
@@ -547,11 +555,23 @@ def _validate(model: Model) -> None:
         if collection.target is not None and not set(collection.target.id_fields) <= collection.member.all_id_fields:
             raise ValueError(f"{collection.name}: edge items must carry the target's ids")
         _validate_levels(collection, member_shape)
+        if collection.shards > 1 and (collection.levels or model.parent_sorts_with_members(collection)):
+            raise ValueError(f"{collection.name}: a sharded collection has no levels, and no parent in its partitions")
     for link in model.links:
         if not set(link.target.id_fields) <= link.source.all_id_fields:
             raise ValueError(f"{link.name}: the target's ids must be among the source's ids")
     for copy in model.copies:
         _validate_copy(model, copy)
+
+
+def _validate_shards(entity: Entity, shape: KeyShape) -> None:
+    """A shard is picked by an id of the sort key: the sort key then tells apart, and orders, items of every shard,
+    so a sharded page merges its Queries by sort key alone and one sort key resumes each of them."""
+    if shape.sk.sharded_by is not None:
+        raise ValueError(f"{entity.name}: a shard segment belongs in the partition key, not in {shape.sk.pattern!r}")
+    sharded_by = shape.pk.sharded_by
+    if sharded_by is not None and sharded_by not in shape.sk.fields:
+        raise ValueError(f"{entity.name}: {shape.pk.pattern!r} shards by {sharded_by!r}, which its sort key lacks")
 
 
 def _validate_levels(collection: Collection, shape: KeyShape) -> None:
