@@ -18,6 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from benchmarks.sharding import compare
 from gateway.declaration import Declaration
 from gateway.keys import shard_of
 from gateway.model import KeyShape, Model
@@ -269,3 +270,30 @@ def test_the_giant_declaration_serves_its_seed() -> None:
     items = list(GIANT.seed()) if GIANT.seed else []
     shards = {item["PK"] for item in items if item["SK"].startswith("PROJ#")}
     assert shards == {f"WS#acme#{shard}" for shard in range(SHARDS)}
+
+
+def test_deleting_the_workspace_with_cascade_deletes_the_projects_of_every_shard(
+    giant: Gateway, dynamodb: Any, table: str
+) -> None:
+    ws = f"ws-{uuid.uuid4().hex[:8]}"
+    project_ids = [f"p{n:02d}" for n in range(20)]
+    _put(dynamodb, table, ws, project_ids)
+    delete = """mutation($input: DeleteWorkspaceInput!) { deleteWorkspace(input: $input) { __typename } }"""
+    body = giant.query(delete, {"input": {"workspaceId": ws, "expectedVersion": 0, "cascade": True}})
+    assert body["data"]["deleteWorkspace"]["__typename"] == "Deleted", body
+    assert body["extensions"]["dynamodb"]["operations"]["Query"] == SHARDS
+    for shard in range(SHARDS):
+        left = dynamodb.query(
+            TableName=table,
+            KeyConditionExpression="PK = :pk",
+            ExpressionAttributeValues={":pk": {"S": f"WS#{ws}#{shard}"}},
+        )
+        assert left["Items"] == []
+
+
+def test_the_benchmark_reads_the_same_page_from_eight_shards_and_from_one_partition(endpoint: str) -> None:
+    sharded, single = compare(endpoint, projects=60, requests=2, first=10)
+    assert sharded.first_page == single.first_page == [f"p{n:06d}" for n in range(10)]
+    assert (sharded.calls, sharded.rounds) == (SHARDS + 1, 1)
+    assert (single.calls, single.rounds) == (1, 1)
+    assert sharded.p50_ms > 0 and single.p50_ms > 0
