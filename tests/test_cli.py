@@ -87,6 +87,11 @@ DEMO_QUERIES = {
             "book": {"authorName": "Stephen King"},
         },
     ),
+    "the giant workspace": (
+        ["--model", "schema.giant:GIANT"],
+        '{ workspace(workspaceId: "acme") { projects(first: 3) { totalCount nodes { projectId } } } }',
+        {"workspace": {"projects": {"totalCount": 100, "nodes": [{"projectId": f"p{n:03d}"} for n in range(3)]}}},
+    ),
 }
 
 
