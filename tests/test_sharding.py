@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from benchmarks.sharding import compare
 from gateway.declaration import Declaration
 from gateway.keys import shard_of
-from gateway.model import KeyShape, Model
+from gateway.model import Collection, Index, KeyShape, Model
 from gateway.store import table_definition
 from schema.giant import GIANT, SHARDS, design
 from tests.conftest import Gateway
@@ -297,3 +297,23 @@ def test_the_benchmark_reads_the_same_page_from_eight_shards_and_from_one_partit
     assert (sharded.calls, sharded.rounds) == (SHARDS + 1, 1)
     assert (single.calls, single.rounds) == (1, 1)
     assert sharded.p50_ms > 0 and single.p50_ms > 0
+
+
+def test_a_sharded_collection_in_an_index_is_refused_when_the_model_is_built() -> None:
+    model = design(SHARDS)
+    workspace, project = model.entities
+    gsi = Index("GSI1", "GSI1PK", "GSI1SK")
+    in_gsi = type(project)(
+        project.name,
+        {
+            None: KeyShape.of("P#{projectId}", "P"),
+            "GSI1": KeyShape.of("WS#{workspaceId}#{projectId%4}", "P#{projectId}"),
+        },
+    )
+    with pytest.raises(ValueError, match="read from the table's key"):
+        Model(
+            model.table,
+            (*model.indexes, gsi),
+            (workspace, in_gsi),
+            (Collection("Workspace.projects", workspace, in_gsi, "GSI1"),),
+        )
