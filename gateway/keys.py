@@ -58,6 +58,8 @@ class KeyTemplate:
     pattern: str
     fields: tuple[str, ...] = field(init=False)
     literal_prefix: str = field(init=False)
+    separators: int = field(init=False)
+    """How many separators every key of this shape holds: its literal text's, as ids hold none."""
     sharded_by: str | None = field(init=False)
     """The id whose hash picks the shard; None for a key without a shard segment."""
     shards: int = field(init=False)
@@ -95,6 +97,7 @@ class KeyTemplate:
         )
         object.__setattr__(self, "fields", fields)
         object.__setattr__(self, "literal_prefix", literals[0])
+        object.__setattr__(self, "separators", "".join(literals).count(SEPARATOR))
         object.__setattr__(self, "sharded_by", sharded_by)
         object.__setattr__(self, "shards", shards)
         object.__setattr__(self, "_regex", re.compile(regex))

@@ -412,7 +412,8 @@ class Model:
         names = [self.index(None).pk, self.index(None).sk]
         if collection.index is not None:
             names += [self.index(collection.index).pk, self.index(collection.index).sk]
-        return names
+        # An index may reuse a table key attribute (seed 003's typeGsi is the table's key inverted): named once.
+        return list(dict.fromkeys(names))
 
     # --- recognising items --------------------------------------------------------------------------------
 
@@ -505,7 +506,10 @@ def _parse_shape(shape: KeyShape, pk: object, sk: object) -> dict[str, str] | No
 
 
 def _overlaps(a: KeyTemplate, b: KeyTemplate) -> bool:
-    """Whether some key string could have both shapes (judged on the literal text before the first id)."""
+    """Whether some key string could have both shapes (judged on the literal text before the first id, and on the
+    number of separators, which ids never hold: ``{orderId}`` is never ``tag#music``)."""
+    if a.separators != b.separators:
+        return False
     if a.is_constant and b.is_constant:
         return a.pattern == b.pattern
     if a.is_constant or b.is_constant:

@@ -298,10 +298,15 @@ class Writer:
         parent: (parent, its ids, {source attribute: value})."""
         copied: dict[str, Any] = {}
         expected: list[_Expected] = []
+        read: dict[tuple[tuple[str, str], ...], Item | None] = {}
         for copy in copies.of_member(self.model, entity):
             parent, pids = copy.collection.parent, copies.parent_ids(copy, ids)
             self.guard.check_item(parent, pids)
-            item = await self.store.get_item(self.model.key(parent, pids), self.ledger)
+            key = self.model.key(parent, pids)
+            at = tuple(sorted(key.items()))
+            if at not in read:  # several copies from one parent: one read
+                read[at] = await self.store.get_item(key, self.ledger)
+            item = read[at]
             if item is None:
                 raise NotFound(f"{_describe(parent, pids)} does not exist", entity=parent.name)
             copied[copy.attribute] = item.get(copy.source)
