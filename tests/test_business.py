@@ -60,19 +60,22 @@ def mutate(gateway: Gateway, field: str, data: dict[str, Any], selection: str = 
     return body["data"][field], body["extensions"]["dynamodb"]["operations"]
 
 
-def test_a_business_its_customers_and_its_stores_are_one_round(business: Gateway) -> None:
-    """businessIdGsi: businessId = b AND begins_with(type, customer), and the same for store, beside the business."""
+def test_a_business_its_customers_stores_and_orders_are_one_round(business: Gateway) -> None:
+    """businessIdGsi: businessId = b AND begins_with(type, customer), the same for store and order#, beside the
+    business."""
     data, cost, sent = _run(
         business,
         """{ business(businessId: "b-coffee") { businessName customers(first: 10) { totalCount nodes { customerId
-        firstName } } stores(first: 10) { totalCount nodes { storeId storeName city } } } }""",
+        firstName } } stores(first: 10) { totalCount nodes { storeId storeName city } }
+        orders(first: 3) { nodes { orderId } } } }""",
     )
     found = data["business"]
     assert found["businessName"] == "Bean There Coffee"
     assert sorted(n["customerId"] for n in found["customers"]["nodes"]) == ["c-ann", "c-ben"]
     assert found["customers"]["totalCount"] == 2
     assert {n["storeId"]: n["city"] for n in found["stores"]["nodes"]} == {"s-cbd": "Melbourne", "s-bondi": "Sydney"}
-    assert cost == (3, 1) and sent == {"BatchGetItem": 1, "Query": 2}
+    assert [n["orderId"] for n in found["orders"]["nodes"]] == [o[0] for o in NEWEST_FIRST if o[1] == "b-coffee"][:3]
+    assert cost == (4, 1) and sent == {"BatchGetItem": 1, "Query": 3}
 
 
 @pytest.mark.parametrize(
