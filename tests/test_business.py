@@ -10,6 +10,7 @@ from typing import Any
 import boto3
 import pytest
 
+from gateway.model import Entity, Index, KeyShape, Model
 from gateway.store import table_definition
 from gateway.writes import with_counters
 from schema.business import BUSINESS, CUSTOMERS, MANAGES, STORES, TAGS, orders
@@ -255,3 +256,25 @@ def test_explain_names_the_index_of_each_access_pattern(business: Gateway) -> No
         "type = order#{orderId} AND begins_with(id, tag#)",
     ]
     assert explained["rounds"] == 1
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "told_apart"),
+    [
+        (("{orderId}", "order#{orderId}"), ("tag#{tagName}", "order#{orderId}"), True),
+        (("{orderId}", "order#{orderId}"), ("{tagName}", "order#{orderId}"), False),
+        (("x#{a}", "s"), ("x#{a}#{b}", "s"), True),
+    ],
+)
+def test_key_shapes_with_different_numbers_of_separators_are_told_apart(
+    a: tuple[str, str], b: tuple[str, str], told_apart: bool
+) -> None:
+    """Ids never hold the separator, so a key of one shape holds exactly as many as the shape's literal text."""
+    one, other = Entity("One", {None: KeyShape.of(*a)}), Entity("Other", {None: KeyShape.of(*b)})
+    if told_apart:
+        model = Model("t", (Index(None, "id", "type"),), (one, other))
+        item = model.item(other, {name: "v" for name in other.all_id_fields}, {})
+        assert model.recognise(item) == (other, {name: "v" for name in other.all_id_fields})
+    else:
+        with pytest.raises(ValueError, match="mistaken for each other"):
+            Model("t", (Index(None, "id", "type"),), (one, other))

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from benchmarks.sharding import compare
 from gateway.declaration import Declaration
-from gateway.keys import shard_of
+from gateway.keys import KeyTemplate, shard_of
 from gateway.model import Collection, Index, KeyShape, Model
 from gateway.store import table_definition
 from schema.giant import GIANT, SHARDS, design
@@ -317,3 +317,15 @@ def test_a_sharded_collection_in_an_index_is_refused_when_the_model_is_built() -
             (workspace, in_gsi),
             (Collection("Workspace.projects", workspace, in_gsi, "GSI1"),),
         )
+
+
+def test_a_shard_segment_is_computed_when_a_key_is_formatted_and_dropped_when_it_is_parsed() -> None:
+    template = KeyTemplate("WS#{workspaceId}#{projectId%8}")
+    ids = {"workspaceId": "acme", "projectId": "p1"}
+    assert template.fields == ("workspaceId",)
+    assert (template.sharded_by, template.shards) == ("projectId", 8)
+    assert template.format(ids) == f"WS#acme#{_shard('p1')}"
+    assert template.partition({"workspaceId": "acme"}, 5) == "WS#acme#5"
+    assert template.parse("WS#acme#5") == {"workspaceId": "acme"}
+    assert template.parse("WS#acme#x") is None and template.parse("WS#acme#05") is None
+    assert template.prefix({"workspaceId": "acme"}) == "WS#acme#"
