@@ -15,8 +15,8 @@ from gateway.store import table_definition
 from gateway.writes import with_counters
 from schema.business import BUSINESS, CUSTOMERS, MANAGES, STORES, TAGS, orders
 from tests.conftest import Gateway
+from tests.test_library import mutate
 
-ERRORS = "... on MutationError { message } ... on ConflictError { reason } ... on ValidationFailedError { field }"
 ORDERS = list(orders())
 NEWEST_FIRST = sorted(ORDERS, reverse=True)
 
@@ -49,16 +49,6 @@ def _run(gateway: Gateway, query: str, variables: dict[str, Any] | None = None) 
     assert "errors" not in body, body["errors"]
     accounted = body["extensions"]["dynamodb"]
     return body["data"], (accounted["calls"], accounted["rounds"]), accounted["operations"]
-
-
-def mutate(gateway: Gateway, field: str, data: dict[str, Any], selection: str = "") -> tuple[Any, Any]:
-    body = gateway.query(
-        f"mutation($input: {field[0].upper()}{field[1:]}Input!) "
-        f"{{ {field}(input: $input) {{ __typename {selection} {ERRORS} }} }}",
-        {"input": data},
-    )
-    assert "errors" not in body, body["errors"]
-    return body["data"][field], body["extensions"]["dynamodb"]["operations"]
 
 
 def test_a_business_its_customers_stores_and_orders_are_one_round(business: Gateway) -> None:
