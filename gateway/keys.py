@@ -125,9 +125,9 @@ class KeyTemplate:
             return self._format.format_map(ids)
         return self.partition(ids, shard_of(ids[self.sharded_by], self.shards))
 
-    def partition(self, ids: Ids, shard: int) -> str:
+    def partition(self, ids: Ids, shard: int | str) -> str:
         """The key of shard ``shard`` (0 for a key without shards): what a sharded collection reads, one Query per
-        shard, knowing its parent's ids only."""
+        shard, knowing its parent's ids only (a plan shows ``<shard>``)."""
         return self._format.format_map({**ids, _SHARD_NAME: str(shard)})
 
     def prefix(self, ids: Ids) -> str:

@@ -132,7 +132,7 @@ def members_query(
     first: int,
     start_key: Key | None = None,
     window: Window | None = None,
-    shard: int = 0,
+    shard: int | str = 0,
 ) -> QueryRequest:
     """The members only: ``begins_with`` on their sort-key prefix, one extra item to know if more follow. The
     window may read from the end or against the declared order (the same index, ``ScanIndexForward`` turned, at

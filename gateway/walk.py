@@ -434,10 +434,11 @@ class Walk:
             if query.parent is not None:
                 request = plan.parent_and_members_query(self._model, query.collection, placeholders, query.window.size)
             else:
+                # A sharded page is one Query per shard, all in the same round.
+                shard = "<shard>" if query.collection.shards > 1 else 0
                 request = plan.members_query(
-                    self._model, query.collection, placeholders, query.window.size, window=query.window
+                    self._model, query.collection, placeholders, query.window.size, window=query.window, shard=shard
                 )
-            # A sharded page is one Query per shard, all in the same round.
             shards = query.collection.shards
             described = _describe(request)
             if shards > 1:

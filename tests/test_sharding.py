@@ -235,6 +235,7 @@ def test_explain_shows_one_query_per_shard_in_one_round(giant: Gateway) -> None:
     assert queries["round"] == 1
     assert queries["limit"] == 6
     assert queries["partitions"] == [f"WS#{{workspaceId}}#{shard}" for shard in range(SHARDS)]
+    assert queries["keyCondition"] == "PK = WS#{workspaceId}#<shard> AND begins_with(SK, PROJ#)"
     assert explained["calls"] == SHARDS + 1
     assert explained["rounds"] == 1
 
