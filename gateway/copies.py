@@ -42,14 +42,16 @@ def expecting(op: WriteOp, expected: Mapping[str, Any]) -> WriteOp:
     """``op`` on a parent that also requires the parent to still hold the values its new member copied."""
     names, values = dict(op.names), dict(op.values)
     conditions = [op.condition] if op.condition else []
-    for i, (attribute, value) in enumerate(expected.items()):
+    # Numbered past the values an earlier copy from the same parent already required.
+    for i, (attribute, value) in enumerate(expected.items(), start=len(op.expected)):
         names[f"#c{i}"] = attribute
         if value is None:
             conditions.append(f"attribute_not_exists(#c{i})")
         else:
             values[f":c{i}"] = value
             conditions.append(f"#c{i} = :c{i}")
-    return replace(op, condition=" AND ".join(conditions), names=names, values=values, expected=dict(expected))
+    joined = " AND ".join(conditions)
+    return replace(op, condition=joined, names=names, values=values, expected={**op.expected, **expected})
 
 
 def check_parent(model: Model, entity: Entity, ids: Ids, expected: Mapping[str, Any]) -> WriteOp:

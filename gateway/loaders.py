@@ -6,6 +6,7 @@ One Reader lives for one GraphQL request, so its caches never serve one caller's
 from __future__ import annotations
 
 import asyncio
+import heapq
 import logging
 from collections.abc import Coroutine, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -220,12 +221,41 @@ class Reader:
     async def _read_page(self, collection: Collection, parent_ids: Ids, window: plan.Window) -> Page:
         cursor = window.cursor
         start_key = self._decode_cursor(collection, parent_ids, cursor, window.argument) if cursor is not None else None
+        if collection.shards > 1:
+            return await self._read_shards(collection, parent_ids, window, start_key)
         request = plan.members_query(self.model, collection, parent_ids, window.size, start_key, window)
         if window.filter is None:
             read, _ = await self._query_members(collection, request, window.size)
             return self._make_page(collection, parent_ids, read, window, current_round())
         read, stopped = await self._query_filtered(collection, request, window.size)
         return self._make_page(collection, parent_ids, read, window, current_round(), stopped)
+
+    async def _read_shards(
+        self, collection: Collection, parent_ids: Ids, window: plan.Window, start_key: Key | None
+    ) -> Page:
+        """A page of a sharded collection: one Query per shard, all sent at once, each for the whole page; their
+        members merged by sort key, the way the page reads."""
+        requests = [
+            plan.members_query(self.model, collection, parent_ids, window.size, start_key, window, shard)
+            for shard in range(collection.shards)
+        ]
+        filtered = window.filter is not None
+        read = self._query_filtered if filtered else self._query_members
+        answers = await accounting.gather(*(read(collection, request, window.size) for request in requests))
+        sort_key = self.model.index(collection.index).sk
+        descending = not window.ascending(collection)
+        merged = list(heapq.merge(*(one for one, _ in answers), key=lambda one: one[0][sort_key], reverse=descending))
+        # A filtered shard that spent its budget has read up to where it stopped and no further: the page holds
+        # what sorts up to the earliest such stop, and resumes there when that is less than a page.
+        stops = [stopped for _, stopped in answers if stopped is not None] if filtered else []
+        stopped_at = None
+        if stops:
+            stopped_at = (max if descending else min)(stops, key=lambda key: key[sort_key])
+            limit = stopped_at[sort_key]
+            merged = [one for one in merged if (one[0][sort_key] >= limit if descending else one[0][sort_key] <= limit)]
+            if _count(collection.member, merged) > window.size:
+                stopped_at = None
+        return self._make_page(collection, parent_ids, merged, window, current_round(), stopped_at)
 
     async def _query_filtered(
         self, collection: Collection, request: QueryRequest, size: int

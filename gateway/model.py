@@ -263,6 +263,13 @@ class Collection:
         """The GraphQL field on the parent's type: the part of ``name`` after the dot."""
         return self.name.partition(".")[2]
 
+    @property
+    def shards(self) -> int:
+        """How many partitions the members spread over: the shard segment of their partition key in ``index``
+        (``WS#{workspaceId}#{taskId%8}``: 8), 1 for a collection of one partition. A page of a sharded collection
+        is one Query per shard, sent at once and merged in sort order."""
+        return self.member.keys[self.index].pk.shards
+
 
 @dataclass(frozen=True)
 class Copy:
@@ -405,7 +412,8 @@ class Model:
         names = [self.index(None).pk, self.index(None).sk]
         if collection.index is not None:
             names += [self.index(collection.index).pk, self.index(collection.index).sk]
-        return names
+        # An index may reuse a table key attribute (seed 003's typeGsi is the table's key inverted): named once.
+        return list(dict.fromkeys(names))
 
     # --- recognising items --------------------------------------------------------------------------------
 
@@ -498,7 +506,10 @@ def _parse_shape(shape: KeyShape, pk: object, sk: object) -> dict[str, str] | No
 
 
 def _overlaps(a: KeyTemplate, b: KeyTemplate) -> bool:
-    """Whether some key string could have both shapes (judged on the literal text before the first id)."""
+    """Whether some key string could have both shapes (judged on the literal text before the first id, and on the
+    number of separators, which ids never hold: ``{orderId}`` is never ``tag#music``)."""
+    if a.separators != b.separators:
+        return False
     if a.is_constant and b.is_constant:
         return a.pattern == b.pattern
     if a.is_constant or b.is_constant:
@@ -517,9 +528,10 @@ def _validate(model: Model) -> None:
     for entity in model.entities:
         if None not in entity.keys:
             raise ValueError(f"{entity.name}: every entity has a table key")
-        for index_name in entity.keys:
+        for index_name, shape in entity.keys.items():
             if index_name not in names:
                 raise ValueError(f"{entity.name}: unknown index {index_name!r}")
+            _validate_shards(entity, shape)
     for i, a in enumerate(model.entities):
         for b in model.entities[i + 1 :]:
             if _overlaps(a.primary.pk, b.primary.pk) and _overlaps(a.primary.sk, b.primary.sk):
@@ -547,11 +559,24 @@ def _validate(model: Model) -> None:
         if collection.target is not None and not set(collection.target.id_fields) <= collection.member.all_id_fields:
             raise ValueError(f"{collection.name}: edge items must carry the target's ids")
         _validate_levels(collection, member_shape)
+        if collection.shards > 1 and (collection.levels or collection.index is not None):
+            # A GSI's ExclusiveStartKey holds a table key too, which no one position gives for every shard.
+            raise ValueError(f"{collection.name}: a sharded collection is read from the table's key, without levels")
     for link in model.links:
         if not set(link.target.id_fields) <= link.source.all_id_fields:
             raise ValueError(f"{link.name}: the target's ids must be among the source's ids")
     for copy in model.copies:
         _validate_copy(model, copy)
+
+
+def _validate_shards(entity: Entity, shape: KeyShape) -> None:
+    """A shard is picked by an id of the sort key: the sort key then tells apart, and orders, items of every shard,
+    so a sharded page merges its Queries by sort key alone and one sort key resumes each of them."""
+    if shape.sk.sharded_by is not None:
+        raise ValueError(f"{entity.name}: a shard segment belongs in the partition key, not in {shape.sk.pattern!r}")
+    sharded_by = shape.pk.sharded_by
+    if sharded_by is not None and sharded_by not in shape.sk.fields:
+        raise ValueError(f"{entity.name}: {shape.pk.pattern!r} shards by {sharded_by!r}, which its sort key lacks")
 
 
 def _validate_levels(collection: Collection, shape: KeyShape) -> None:

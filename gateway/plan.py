@@ -99,7 +99,7 @@ def binding(collection: Collection, parent_ids: Ids) -> str:
     another, as it is in another partition.
     """
     shape = collection.member.keys[collection.index]
-    return f"{collection.name}\x00{shape.pk.format(parent_ids)}\x00{shape.sk.prefix(parent_ids)}"
+    return f"{collection.name}\x00{shape.pk.partition(parent_ids, 0)}\x00{shape.sk.prefix(parent_ids)}"
 
 
 def narrowed(collection: Collection, parent_ids: Ids, arguments: Mapping[str, object]) -> dict[str, str]:
@@ -132,14 +132,22 @@ def members_query(
     first: int,
     start_key: Key | None = None,
     window: Window | None = None,
+    shard: int | str = 0,
 ) -> QueryRequest:
     """The members only: ``begins_with`` on their sort-key prefix, one extra item to know if more follow. The
     window may read from the end or against the declared order (the same index, ``ScanIndexForward`` turned, at
-    the same cost), and filter."""
+    the same cost), and filter.
+
+    Of a sharded collection, the members in one ``shard``. A position in any shard resumes every shard: the sort
+    key tells all members apart (the shard is picked by one of its ids), so each shard's Query starts past the same
+    sort key, in its own partition."""
     index = model.index(collection.index)
     shape = collection.member.keys[collection.index]
+    partition = shape.pk.partition(parent_ids, shard)
+    if start_key is not None and collection.shards > 1:
+        start_key = {**start_key, index.pk: partition}
     return QueryRequest(
-        partition=(index.pk, shape.pk.format(parent_ids)),
+        partition=(index.pk, partition),
         sort=(index.sk, "begins_with", shape.sk.prefix(parent_ids)),
         index=collection.index,
         ascending=collection.ascending if window is None else window.ascending(collection),
@@ -147,6 +155,12 @@ def members_query(
         start_key=start_key,
         filter=None if window is None else window.filter,
     )
+
+
+def partitions(collection: Collection, parent_ids: Ids) -> list[str]:
+    """The partition of each shard of ``collection`` (one for a collection that is not sharded)."""
+    shape = collection.member.keys[collection.index].pk
+    return [shape.partition(parent_ids, shard) for shard in range(collection.shards)]
 
 
 def parent_and_members_query(model: Model, collection: Collection, parent_ids: Ids, first: int) -> QueryRequest:

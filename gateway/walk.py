@@ -23,7 +23,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Coroutine, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from graphql import GraphQLObjectType
@@ -434,17 +434,23 @@ class Walk:
             if query.parent is not None:
                 request = plan.parent_and_members_query(self._model, query.collection, placeholders, query.window.size)
             else:
+                # A sharded page is one Query per shard, all in the same round.
+                shard = "<shard>" if query.collection.shards > 1 else 0
                 request = plan.members_query(
-                    self._model, query.collection, placeholders, query.window.size, window=query.window
+                    self._model, query.collection, placeholders, query.window.size, window=query.window, shard=shard
                 )
+            shards = query.collection.shards
+            described = _describe(request)
+            if shards > 1:
+                described["partitions"] = plan.partitions(query.collection, placeholders)
             if query.window.filter is None:
-                self._add(query.path, "Query", 1, round_.number, request.limit, _describe(request))
+                self._add(query.path, "Query", shards, round_.number, request.limit * shards, described)
                 continue
             # A filtered page reads on until it fills: at worst every Query of its budget, one after another, and
             # what its members start waits for the last.
             limits = plan.filter_limits(query.window.size, self._filter_read_calls)
             for i, limit in enumerate(limits):
-                self._add(query.path, "Query", 1, round_.number + i, limit, _describe(replace(request, limit=limit)))
+                self._add(query.path, "Query", shards, round_.number + i, limit * shards, described | {"limit": limit})
             self._round.number = max(self._round.number, round_.number + len(limits))
 
     def _add(self, path: str, operation: str, calls: int, round_: int, items: int, request: dict[str, Any]) -> None:

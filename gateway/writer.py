@@ -15,7 +15,7 @@ import contextlib
 import logging
 import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -25,7 +25,7 @@ from gateway.accounting import Ledger
 from gateway.errors import Conflict, GatewayError, NotFound, Unavailable
 from gateway.guard import Guard
 from gateway.keys import Ids
-from gateway.model import Copy, Entity, Item, Model
+from gateway.model import Collection, Copy, Entity, Item, Model
 from gateway.store import Store
 from gateway.writes import Member, Refused, WriteModel, WriteOp
 
@@ -298,10 +298,15 @@ class Writer:
         parent: (parent, its ids, {source attribute: value})."""
         copied: dict[str, Any] = {}
         expected: list[_Expected] = []
+        read: dict[tuple[tuple[str, str], ...], Item | None] = {}
         for copy in copies.of_member(self.model, entity):
             parent, pids = copy.collection.parent, copies.parent_ids(copy, ids)
             self.guard.check_item(parent, pids)
-            item = await self.store.get_item(self.model.key(parent, pids), self.ledger)
+            key = self.model.key(parent, pids)
+            at = tuple(sorted(key.items()))
+            if at not in read:  # several copies from one parent: one read
+                read[at] = await self.store.get_item(key, self.ledger)
+            item = read[at]
             if item is None:
                 raise NotFound(f"{_describe(parent, pids)} does not exist", entity=parent.name)
             copied[copy.attribute] = item.get(copy.source)
@@ -331,9 +336,8 @@ class Writer:
         collection, member = copy.collection, copy.collection.member
         progress = self.ledger.progress(f"{member.name}.{copy.attribute} of {_describe(collection.parent, ids)}")
         self.guard.check_query(collection, ids)
-        request = plan.members_query(self.model, collection, ids, CASCADE_PAGE - 1)
         stale: list[tuple[Item, Ids]] = []
-        pages = self.store.query_pages(request, self.ledger)
+        pages = self._member_pages(collection, ids)
         while True:
             page = await anext(pages, None)
             for item in page or ():
@@ -354,6 +358,13 @@ class Writer:
                 break
         progress.done = True
         return True
+
+    async def _member_pages(self, collection: Collection, ids: Ids) -> AsyncIterator[list[Item]]:
+        """Every item in the members' range, a page at a time, shard after shard of a sharded collection."""
+        for shard in range(collection.shards):
+            request = plan.members_query(self.model, collection, ids, CASCADE_PAGE - 1, shard=shard)
+            async for page in self.store.query_pages(request, self.ledger):
+                yield page
 
     async def _rewrite_batch(self, copy: Copy, ids: Ids, value: Any, batch: list[tuple[Item, Ids]]) -> int | None:
         """One transaction; members deleted meanwhile are left out. How many were rewritten; None when the parent
@@ -387,8 +398,7 @@ class Writer:
             collection = counted.collection
             member = collection.member
             self.guard.check_query(collection, ids)
-            request = plan.members_query(self.model, collection, ids, CASCADE_PAGE - 1)
-            async for page in self.store.query_pages(request, self.ledger):
+            async for page in self._member_pages(collection, ids):
                 members: list[Member] = []
                 for item in page:
                     found = self.model.ids_of(member, item)

@@ -87,6 +87,26 @@ DEMO_QUERIES = {
             "book": {"authorName": "Stephen King"},
         },
     ),
+    "the business partners": (
+        ["--model", "schema.business:BUSINESS"],
+        '{ customer(customerId: "c-ann") { firstName stores(first: 5) { nodes { storeId storeName } } } }',
+        {
+            "customer": {
+                "firstName": "Ann",
+                "stores": {
+                    "nodes": [
+                        {"storeId": "s-bondi", "storeName": "Coffee Bondi"},
+                        {"storeId": "s-cbd", "storeName": "Coffee CBD"},
+                    ]
+                },
+            }
+        },
+    ),
+    "the giant workspace": (
+        ["--model", "schema.giant:GIANT"],
+        '{ workspace(workspaceId: "acme") { projects(first: 3) { totalCount nodes { projectId } } } }',
+        {"workspace": {"projects": {"totalCount": 100, "nodes": [{"projectId": f"p{n:03d}"} for n in range(3)]}}},
+    ),
 }
 
 
