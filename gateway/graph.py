@@ -386,22 +386,33 @@ def _new_class(name: str, *bases: type) -> Any:
 
 
 def _signature(
-    resolve: Callable[..., Any], parameters: Sequence[tuple[str, Any]], optional: Sequence[tuple[str, Any]] = ()
+    resolve: Callable[..., Any],
+    parameters: Sequence[tuple[str, Any]],
+    optional: Sequence[tuple[str, Any]] = (),
+    defaulted: Sequence[tuple[str, Any, Any]] = (),
 ) -> Callable[..., Any]:
     """``resolve`` (root, info, keyword arguments) exposing these arguments, the ``optional`` ones with a null
-    default: their names come from the declaration."""
+    default and the ``defaulted`` ones with theirs: their names come from the declaration."""
     kinds = inspect.Parameter
+    with_defaults = [*((name, annotation, None) for name, annotation in optional), *defaulted]
     signature = inspect.Signature(
         [
             kinds("root", kinds.POSITIONAL_OR_KEYWORD),
             kinds("info", kinds.POSITIONAL_OR_KEYWORD, annotation=Info),
             *(kinds(name, kinds.KEYWORD_ONLY, annotation=annotation) for name, annotation in parameters),
-            *(kinds(name, kinds.KEYWORD_ONLY, annotation=annotation, default=None) for name, annotation in optional),
+            *(
+                kinds(name, kinds.KEYWORD_ONLY, annotation=annotation, default=default)
+                for name, annotation, default in with_defaults
+            ),
         ]
     )
     # strawberry reads the arguments from the signature and resolves their annotations from __annotations__.
     resolve.__signature__ = signature  # type: ignore[attr-defined]  # functions take any attribute at run time
-    resolve.__annotations__ = {"info": Info, **dict(parameters), **dict(optional)}
+    resolve.__annotations__ = {
+        "info": Info,
+        **dict(parameters),
+        **{name: annotation for name, annotation, _ in with_defaults},
+    }
     return resolve
 
 
@@ -631,7 +642,7 @@ class _Builder:
             ]
             arguments.append(("where", where, UNSET))
         arguments += hierarchy.arguments(collection)
-        _connection_signature(resolve, arguments)
+        _signature(resolve, (), defaulted=arguments)
         fields.resolved(collection.field, connection, resolve, collection.description)
 
     def _plain_connection(
@@ -1036,22 +1047,6 @@ def _window(info: Info, collection: Collection, parent_ids: dict[str, str]) -> t
 
 def _list_or_null(item: Any) -> Any:
     return list[item] | None
-
-
-def _connection_signature(resolve: Callable[..., Any], arguments: Sequence[tuple[str, Any, Any]]) -> None:
-    """``resolve`` (root, info, ...) exposing a connection's arguments with their defaults."""
-    kinds = inspect.Parameter
-    resolve.__signature__ = inspect.Signature(  # type: ignore[attr-defined]  # functions take any attribute
-        [
-            kinds("root", kinds.POSITIONAL_OR_KEYWORD),
-            kinds("info", kinds.POSITIONAL_OR_KEYWORD, annotation=Info),
-            *(
-                kinds(name, kinds.KEYWORD_ONLY, annotation=annotation, default=default)
-                for name, annotation, default in arguments
-            ),
-        ]
-    )
-    resolve.__annotations__ = {"info": Info, **{name: annotation for name, annotation, _ in arguments}}
 
 
 def _selects_nodes(info: Info) -> bool:
