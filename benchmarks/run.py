@@ -21,11 +21,11 @@ from typing import Any, TypeVar
 from benchmarks import data, engine, floor, servers
 from benchmarks.client import Client
 from benchmarks.operations import OPERATIONS, PAGE, Operation
-from gateway import plan
-from gateway.accounting import Ledger
-from gateway.app import ACCOUNTING_HEADER
 from gateway.config import Settings
-from gateway.store import Store
+from gateway.dynamo.accounting import Ledger
+from gateway.dynamo.store import Store
+from gateway.execution import queries as plan
+from gateway.server.app import ACCOUNTING_HEADER
 from schema.model import MODEL, ORGANIZATION_USERS
 
 GATEWAY = "gateway"

@@ -25,8 +25,8 @@ from botocore import xform_name
 from botocore.parsers import create_parser
 
 from gateway.config import Settings
-from gateway.store import Store
-from gateway.wire import install_fast_reads
+from gateway.dynamo.store import Store
+from gateway.dynamo.wire import install_fast_reads
 from schema.model import MODEL
 
 _PARTITION = "WS#bench"

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from gateway import graph
+from gateway.surface import graph
 from tests.conftest import Gateway
 from tests.contract import COURSES, course_id, student_id
 from tests.test_canonical_operations import dynamodb

@@ -12,9 +12,9 @@ from typing import Any
 import httpx
 import pytest
 
-from gateway.auth import digest
 from gateway.config import Settings
-from gateway.documents import Documents, PersistedQueryNotFound, PersistedQueryNotSupported, sha256
+from gateway.server.auth import digest
+from gateway.server.documents import Documents, PersistedQueryNotFound, PersistedQueryNotSupported, sha256
 from tests.conftest import Gateway
 
 GR = "application/graphql-response+json"

@@ -10,10 +10,10 @@ from typing import Any
 import boto3
 import pytest
 
-from gateway.accounting import Ledger
 from gateway.config import Settings
+from gateway.dynamo.accounting import Ledger
+from gateway.dynamo.store import QueryRequest, Store
 from gateway.errors import GatewayError, Unavailable
-from gateway.store import QueryRequest, Store
 from schema.model import MODEL
 from tests.contract import BIG_NOTES, PROJECTS, STUDENTS, project_id, student_id
 

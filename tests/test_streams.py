@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gateway import streams
 from gateway.config import Settings
+from gateway.dynamo import streams
 from gateway.errors import BadUserInput
 from schema.model import MODEL
 
@@ -24,7 +24,7 @@ LEASE = 1.5
 HOLDER = """
 import asyncio, sys
 from gateway.config import Settings
-from gateway.streams import Relay, StreamClient
+from gateway.dynamo.streams import Relay, StreamClient
 from schema.model import MODEL
 
 async def main():

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from gateway import writes
-from gateway.auth import OPEN, Principal
 from gateway.errors import Forbidden
-from gateway.guard import Guard, Tenancy
+from gateway.execution.guard import Guard, Tenancy
+from gateway.server.auth import OPEN, Principal
+from gateway.writes import building as writes
 from schema.model import MODEL, TENANCY, TICKET, USER
 from tests.conftest import Gateway
 from tests.contract import tickets_of

@@ -1,0 +1,668 @@
+"""The single-table model as data: table, indexes, entities with key templates, and their relations.
+
+A model is validated when it is built, so a key design that would need a Scan, or whose item shapes could be
+mistaken for each other, fails at start-up rather than at query time.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import date
+from decimal import Decimal
+from functools import cached_property
+from typing import Any, Literal
+
+from gateway.design.keys import Ids, KeyTemplate, head
+
+log = logging.getLogger(__name__)
+
+Item = dict[str, Any]
+AttributeType = Literal["S", "N", "INT", "BOOL", "L", "M", "DATE"]
+"""DynamoDB's types, INT: a number stored as N that is served as a GraphQL Int (32-bit, integral), and DATE: a
+calendar date stored as S ``YYYY-MM-DD`` that is served as the ``Date`` scalar."""
+
+_ENUM_VALUE = re.compile(r"[_A-Za-z][_0-9A-Za-z]*")
+
+_INT_RANGE = range(-(2**31), 2**31)
+MAX_TEXT = 1000
+"""The longest text attribute a write may set, unless the attribute declares its own bound."""
+MAX_ITEMS = 100
+"""The most elements a list attribute may hold after a write, unless the attribute declares its own bound."""
+SCALAR_TYPES: tuple[AttributeType, ...] = ("S", "N", "INT", "BOOL", "DATE")
+
+
+@dataclass(frozen=True)
+class Attribute:
+    """A plain attribute of an entity and its GraphQL surface: one field of the object type, one of its inputs.
+
+    ``required``: a create must give it and an update may not remove it. ``default``: what a create stores when
+    the input leaves it out. ``from_id``: a stored copy of an id field, written by creates and never an input.
+    ``on_create`` ``"today"``: the UTC date of the create. ``writable`` False: kept by the gateway (counters).
+    ``minimum``/``maximum`` bound an INT; ``max_length`` bounds a text. ``enum``: the closed set of values an S
+    attribute holds (a tuple, or a mapping of each value to its description), served as a GraphQL enum named after
+    the entity and the attribute (``ProjectStatus``) whose values are the stored strings themselves, so clients
+    send and receive what is stored; inputs outside the set are refused.
+
+    Complex attributes: an M with a ``shape`` is a typed map, served as an object type of that shape; an L is a list
+    of maps of ``shape``, or of scalars of type ``element``, of at most ``max_items`` elements. Both are served from
+    the item itself, with no read of their own; an M or L without either has no GraphQL surface.
+
+    What is served is what is stored: a stored value that is absent, of another type, outside the enum or not a
+    date is served as null (and logged), never refused. So every attribute field is nullable in GraphQL, ``required``
+    ones too: ``required`` binds the gateway's own writes, not the items other tools wrote to the same table, and a
+    non-null field holding null would null its whole parent object.
+    """
+
+    type: AttributeType
+    description: str | None = None
+    required: bool = False
+    default: Any = None
+    writable: bool = True
+    from_id: str | None = None
+    on_create: Literal["today"] | None = None
+    minimum: int | None = None
+    maximum: int | None = None
+    max_length: int = MAX_TEXT
+    enum: tuple[str, ...] | Mapping[str, str] | None = None
+    shape: Shape | None = None
+    element: AttributeType | None = None
+    max_items: int = MAX_ITEMS
+
+    def __post_init__(self) -> None:
+        if self.shape is not None and self.type not in ("M", "L"):
+            raise ValueError(f"a shape describes an M or an L, not {self.type}")
+        if self.element is not None and (self.type != "L" or self.element not in SCALAR_TYPES):
+            raise ValueError(f"element is the scalar type of an L's elements, not of {self.type}")
+        if self.type == "L" and self.shape is not None and self.element is not None:
+            raise ValueError("a list holds maps of a shape or scalars of an element type, not both")
+        if self.enum is None:
+            return
+        if self.type != "S":
+            raise ValueError(f"an enum is stored as S, not {self.type}")
+        values = tuple(self.enum)
+        if not values or len(set(values)) != len(values):
+            raise ValueError(f"an enum has distinct values: {values!r}")
+        for value in values:
+            if not _ENUM_VALUE.fullmatch(value) or value in ("true", "false", "null"):
+                raise ValueError(f"{value!r} cannot be a GraphQL enum value")
+        if self.default is not None and self.default not in values:
+            raise ValueError(f"the default {self.default!r} is not one of {values!r}")
+
+    @cached_property
+    def choices(self) -> dict[str, str | None]:
+        """The enum's values with their descriptions (None where the declaration gives none); empty: no enum."""
+        if self.enum is None:
+            return {}
+        if isinstance(self.enum, Mapping):
+            return dict(self.enum)
+        return dict.fromkeys(self.enum)
+
+    @property
+    def is_input(self) -> bool:
+        return self.writable and self.from_id is None and self.on_create is None
+
+    @cached_property
+    def each(self) -> Attribute | None:
+        """What each element of a typed list is; None for any other attribute."""
+        if self.type != "L":
+            return None
+        if self.shape is not None:
+            return Attribute("M", shape=self.shape)
+        return None if self.element is None else Attribute(self.element)
+
+    @property
+    def is_typed(self) -> bool:
+        """Whether GraphQL serves it: a scalar, a map of a shape, or a list of either."""
+        return self.type in SCALAR_TYPES or self.shape is not None or self.element is not None
+
+
+@dataclass(frozen=True, eq=False)
+class Shape:
+    """The fields of a typed map (M): an object type named ``name`` in GraphQL, and ``<name>Input`` for writes.
+
+    Fields are declared like an entity's attributes, and may be complex themselves. Shapes are compared by
+    identity: one shape used by several attributes is one GraphQL type.
+    """
+
+    name: str
+    fields: Mapping[str, AttributeType | Attribute]
+    description: str | None = None
+
+    def __post_init__(self) -> None:
+        declared = {
+            name: spec if isinstance(spec, Attribute) else Attribute(spec) for name, spec in self.fields.items()
+        }
+        for name, spec in declared.items():
+            if not spec.is_typed or not spec.is_input:
+                raise ValueError(f"{self.name}.{name}: a shape's fields are typed values a write gives")
+        object.__setattr__(self, "fields", declared)
+
+    @property
+    def declared(self) -> Mapping[str, Attribute]:
+        return self.fields  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class Index:
+    """The table's primary key (``name`` None) or a global secondary index with projection ALL."""
+
+    name: str | None
+    pk: str
+    sk: str
+
+
+@dataclass(frozen=True)
+class KeyShape:
+    """An entity's key templates in one index."""
+
+    pk: KeyTemplate
+    sk: KeyTemplate
+
+    @classmethod
+    def of(cls, pk: str, sk: str) -> KeyShape:
+        return cls(KeyTemplate(pk), KeyTemplate(sk))
+
+    @property
+    def fields(self) -> set[str]:
+        return {*self.pk.fields, *self.sk.fields}
+
+
+@dataclass(frozen=True, eq=False)
+class Entity:
+    """An item type: its key templates per index (``None`` is the table) and its plain attributes.
+
+    Attributes are declared by type (``"S"``) or as an :class:`Attribute` with their GraphQL surface. ``mint``
+    names the id field a create mints (time-ordered); ``verbs`` renames the derived mutations (``create``,
+    ``update``, ``delete``); ``internal`` entities (the gateway's own records) have no GraphQL surface.
+    """
+
+    name: str
+    keys: Mapping[str | None, KeyShape]
+    attributes: Mapping[str, AttributeType | Attribute] = field(default_factory=dict)
+    description: str | None = None
+    mint: str | None = None
+    verbs: Mapping[str, str] = field(default_factory=dict)
+    internal: bool = False
+
+    def __post_init__(self) -> None:
+        declared = {
+            name: spec if isinstance(spec, Attribute) else Attribute(spec) for name, spec in self.attributes.items()
+        }
+        object.__setattr__(self, "attributes", declared)
+        if self.mint is not None and self.mint not in self.id_fields:
+            raise ValueError(f"{self.name}: the minted id {self.mint!r} is not an id of its table key")
+        for name, spec in declared.items():
+            if spec.from_id is not None and spec.from_id not in self.all_id_fields:
+                raise ValueError(f"{self.name}.{name}: copies {spec.from_id!r}, which is not one of its ids")
+        unknown = set(self.verbs) - {"create", "update", "delete"}
+        if unknown:
+            raise ValueError(f"{self.name}: unknown mutation verbs {sorted(unknown)}")
+
+    # Normalised by __post_init__: every value is an Attribute.
+    @property
+    def declared(self) -> Mapping[str, Attribute]:
+        return self.attributes  # type: ignore[return-value]
+
+    @property
+    def primary(self) -> KeyShape:
+        return self.keys[None]
+
+    # Cached: the guard and the reader ask for them for every item of a request.
+    @cached_property
+    def id_fields(self) -> tuple[str, ...]:
+        """The ids that identify one item: the fields of its table key, in order."""
+        return tuple(dict.fromkeys((*self.primary.pk.fields, *self.primary.sk.fields)))
+
+    @cached_property
+    def all_id_fields(self) -> frozenset[str]:
+        return frozenset().union(*(shape.fields for shape in self.keys.values()))
+
+    @cached_property
+    def key_fields(self) -> tuple[str, ...]:
+        """Every id of the entity's own key templates, table key first: its natural key fields in GraphQL."""
+        ordered = [*self.id_fields]
+        for shape in self.keys.values():
+            ordered += [*shape.pk.fields, *shape.sk.fields]
+        return tuple(dict.fromkeys(ordered))
+
+
+@dataclass(frozen=True)
+class Collection:
+    """A to-many relation answered by one Query: the ``member`` items of ``parent`` in ``index``.
+
+    With a ``target``, members are edge items of a many-to-many relation and each edge points at a target item
+    that is read with BatchGetItem.
+    """
+
+    name: str
+    parent: Entity
+    member: Entity
+    index: str | None = None
+    ascending: bool = True
+    target: Entity | None = None
+    counter: str | None = None
+    """The parent's attribute that holds the exact number of members: the connection's ``totalCount``."""
+    description: str | None = None
+    levels: tuple[str, ...] = ()
+    """A composite sort key's hierarchy (``LOC#<state>#<city>#<branchId>``): the ids, in key order, that the
+    connection takes as arguments. The levels given narrow the Query to ``begins_with`` on their prefix; a level is
+    given only with the ones above it."""
+    filters: tuple[str, ...] = ()
+    """Member attributes the connection may be filtered by (its ``where`` argument): plain attributes, not keys."""
+
+    def __post_init__(self) -> None:
+        for name in self.filters:
+            if name not in self.member.attributes:
+                raise ValueError(f"{self.name}: {name} is not an attribute of {self.member.name}")
+
+    @property
+    def field(self) -> str:
+        """The GraphQL field on the parent's type: the part of ``name`` after the dot."""
+        return self.name.partition(".")[2]
+
+    @property
+    def shards(self) -> int:
+        """How many partitions the members spread over: the shard segment of their partition key in ``index``
+        (``WS#{workspaceId}#{taskId%8}``: 8), 1 for a collection of one partition. A page of a sharded collection
+        is one Query per shard, sent at once and merged in sort order."""
+        return self.member.keys[self.index].pk.shards
+
+
+@dataclass(frozen=True)
+class Copy:
+    """Duplicated parent data: each member of ``collection`` holds a copy of the parent's ``source`` attribute in
+    its own ``attribute`` (an author's name on each of its books), so it is served with no read of the parent.
+
+    Creates fill the copy from the parent; a change of the parent's attribute through the gateway rewrites the
+    copies, in bounded batches that resume where an interrupted rewrite stopped.
+    """
+
+    collection: Collection
+    attribute: str
+    source: str
+
+
+@dataclass(frozen=True)
+class Link:
+    """A to-one relation: the target's ids are all among the source's ids, so it is one batched point read."""
+
+    name: str
+    source: Entity
+    target: Entity
+    description: str | None = None
+
+    @property
+    def field(self) -> str:
+        return self.name.partition(".")[2]
+
+
+@dataclass(frozen=True)
+class Root:
+    """A root query field: one entity by its table key (``many``: a list of them by their one id), or, with no
+    entity, any entity by its global id (``node`` and ``nodes``). ``arguments`` pairs argument names with ids."""
+
+    entity: Entity | None
+    many: bool
+    arguments: tuple[tuple[str, str], ...]
+
+
+def lower_camel(name: str) -> str:
+    return name[:1].lower() + name[1:]
+
+
+def graphql_name(name: str) -> str:
+    """A declared name as GraphQL spells it, in camelCase: ``user_id`` is ``userId``; ``userId`` stays."""
+    head, *rest = name.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
+_Candidate = tuple[Entity, tuple[tuple[Index, KeyShape], ...]]
+"""An entity to try an item against, with the index keys that must agree with its table key."""
+
+
+@dataclass(frozen=True)
+class Model:
+    table: str
+    indexes: tuple[Index, ...]
+    entities: tuple[Entity, ...]
+    collections: tuple[Collection, ...] = ()
+    links: tuple[Link, ...] = ()
+    copies: tuple[Copy, ...] = ()
+    expires_attribute: str | None = None
+    """The attribute (epoch seconds) by which DynamoDB's time to live removes short-lived items."""
+    _indexes: dict[str | None, Index] = field(init=False, repr=False, compare=False)
+    _candidates: tuple[_Candidate, ...] = field(init=False, repr=False, compare=False)
+    _by_heads: dict[tuple[str, str], tuple[_Candidate, ...]] = field(init=False, repr=False, compare=False)
+    _by_name: dict[str, Entity] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        _validate(self)
+        indexes = {index.name: index for index in self.indexes}
+        candidates = [
+            (entity, tuple((indexes[name], shape) for name, shape in entity.keys.items() if name is not None))
+            for entity in self.entities
+        ]
+        # Recognising an item parses only the entities whose partition and sort keys can start like the item's:
+        # in a partition of a parent and its members, each item is tried against its own entity alone.
+        pk_heads = {one for entity in self.entities if (one := entity.primary.pk.head) is not None}
+        sk_heads = {one for entity in self.entities if (one := entity.primary.sk.head) is not None}
+        by_heads = {(pk, sk): _candidates_for(candidates, pk, sk) for pk in pk_heads for sk in sk_heads}
+        object.__setattr__(self, "_indexes", indexes)
+        object.__setattr__(self, "_candidates", tuple(candidates))
+        object.__setattr__(self, "_by_heads", by_heads)
+        object.__setattr__(self, "_by_name", {entity.name: entity for entity in self.entities})
+
+    def index(self, name: str | None) -> Index:
+        return self._indexes[name]
+
+    # --- the graph ------------------------------------------------------------------------------------------
+
+    @cached_property
+    def relations(self) -> dict[str, Collection | Link]:
+        """Every relation by its name, ``<Type>.<field>``: what a field of an entity's type reads."""
+        out: dict[str, Collection | Link] = {collection.name: collection for collection in self.collections}
+        out.update((link.name, link) for link in self.links)
+        return out
+
+    @cached_property
+    def roots(self) -> dict[str, Root]:
+        """The root query fields: ``node``/``nodes``, each entity by its table key, and by a list of its one id."""
+        out = {"node": Root(None, False, (("id", ""),)), "nodes": Root(None, True, (("ids", ""),))}
+        for entity in self.entities:
+            if entity.internal:
+                continue
+            name = lower_camel(entity.name)
+            out[name] = Root(entity, False, tuple((graphql_name(field), field) for field in entity.id_fields))
+            if len(entity.id_fields) == 1:
+                (only,) = entity.id_fields
+                out[f"{name}s"] = Root(entity, True, ((f"{graphql_name(only)}s", only),))
+        return out
+
+    def entity(self, name: str) -> Entity | None:
+        return self._by_name.get(name)
+
+    def with_table(self, table: str) -> Model:
+        return replace(self, table=table)
+
+    # --- key building -------------------------------------------------------------------------------------
+
+    def key(self, entity: Entity, ids: Ids) -> dict[str, str]:
+        """The table key of one item."""
+        table = self.index(None)
+        return {table.pk: entity.primary.pk.format(ids), table.sk: entity.primary.sk.format(ids)}
+
+    def key_attributes(self, entity: Entity, ids: Ids) -> dict[str, str]:
+        """Every key attribute an item of ``entity`` carries, in the table and in each index."""
+        out: dict[str, str] = {}
+        for name, shape in entity.keys.items():
+            index = self.index(name)
+            out[index.pk] = shape.pk.format(ids)
+            out[index.sk] = shape.sk.format(ids)
+        return out
+
+    def item(self, entity: Entity, ids: Ids, attributes: Mapping[str, Any]) -> Item:
+        """A whole item as stored: the entity's key attributes in every index, then its attributes."""
+        return {**attributes, **self.key_attributes(entity, ids)}
+
+    def position_fields(self, collection: Collection) -> list[str]:
+        """The key attributes DynamoDB needs to resume a Query on ``collection`` after an item."""
+        names = [self.index(None).pk, self.index(None).sk]
+        if collection.index is not None:
+            names += [self.index(collection.index).pk, self.index(collection.index).sk]
+        # An index may reuse a table key attribute (seed 003's typeGsi is the table's key inverted): named once.
+        return list(dict.fromkeys(names))
+
+    # --- recognising items --------------------------------------------------------------------------------
+
+    def recognise(self, item: Mapping[str, Any], partial: bool = False) -> tuple[Entity, dict[str, str]] | None:
+        """The entity an item belongs to and its ids, from its key shape alone; None for unknown shapes.
+
+        ``partial`` accepts a key that carries only some of the entity's index keys (what a write names): those
+        present must agree with the table key, the absent ones are not required.
+        """
+        table = self._indexes[None]
+        pk, sk = item.get(table.pk), item.get(table.sk)
+        if not isinstance(pk, str) or not isinstance(sk, str):
+            return None
+        heads = head(pk), head(sk)
+        found = self._by_heads.get(heads)
+        if found is None:  # a head no template has: only templates that start with an id can match
+            found = _candidates_for(self._candidates, *heads)
+        for entity, secondary in found:
+            ids = _parse_shape(entity.primary, pk, sk)
+            if ids is None:
+                continue
+            for index, shape in secondary:
+                if partial and index.pk not in item and index.sk not in item:
+                    continue
+                more = _parse_shape(shape, item.get(index.pk), item.get(index.sk))
+                if more is None:
+                    return None
+                for name, value in more.items():
+                    if ids.setdefault(name, value) != value:
+                        return None
+            return entity, ids
+        return None
+
+    def ids_of(self, entity: Entity, item: Item) -> dict[str, str] | None:
+        """The item's ids if it is an ``entity``; logs and returns None for any other shape."""
+        return self.expected_ids(entity, item, self.recognise(item))
+
+    def expected_ids(
+        self, entity: Entity, item: Item, found: tuple[Entity, dict[str, str]] | None
+    ) -> dict[str, str] | None:
+        """``ids_of`` for an item already recognised as ``found``."""
+        if found is None or found[0] is not entity:
+            table = self.index(None)
+            log.warning(
+                "skipping an item of unexpected shape where %s was expected: %s=%r %s=%r",
+                entity.name,
+                table.pk,
+                item.get(table.pk),
+                table.sk,
+                item.get(table.sk),
+            )
+            return None
+        return found[1]
+
+    def parent_sorts_with_members(self, collection: Collection) -> bool:
+        """Whether one Query returns the parent and then its members (the parent sorts at the head)."""
+        parent_shape = collection.parent.keys.get(collection.index)
+        if parent_shape is None or parent_shape.pk != collection.member.keys[collection.index].pk:
+            return False
+        parent_sk = parent_shape.sk.literal_prefix
+        member_prefix = collection.member.keys[collection.index].sk.literal_prefix
+        if parent_sk.startswith(member_prefix) or member_prefix.startswith(parent_sk):
+            return False
+        return (parent_sk < member_prefix) == collection.ascending
+
+
+def _candidates_for(candidates: Sequence[_Candidate], pk_head: str, sk_head: str) -> tuple[_Candidate, ...]:
+    """The entities whose keys can have these heads (a template that starts with an id can have any)."""
+    return tuple(
+        candidate
+        for candidate in candidates
+        if candidate[0].primary.pk.head in (pk_head, None) and candidate[0].primary.sk.head in (sk_head, None)
+    )
+
+
+def _parse_shape(shape: KeyShape, pk: object, sk: object) -> dict[str, str] | None:
+    if not isinstance(pk, str) or not isinstance(sk, str):
+        return None
+    # Written out rather than with any() and merges: this runs for every item read.
+    ids = shape.pk.parse(pk)
+    if ids is None:
+        return None
+    sk_ids = shape.sk.parse(sk)
+    if sk_ids is None:
+        return None
+    for name, value in sk_ids.items():
+        if ids.setdefault(name, value) != value:
+            return None
+    return ids
+
+
+def _overlaps(a: KeyTemplate, b: KeyTemplate) -> bool:
+    """Whether some key string could have both shapes (judged on the literal text before the first id, and on the
+    number of separators, which ids never hold: ``{orderId}`` is never ``tag#music``)."""
+    if a.separators != b.separators:
+        return False
+    if a.is_constant and b.is_constant:
+        return a.pattern == b.pattern
+    if a.is_constant or b.is_constant:
+        const, other = (a, b) if a.is_constant else (b, a)
+        return const.pattern.startswith(other.literal_prefix) and other.parse(const.pattern) is not None
+    return a.literal_prefix.startswith(b.literal_prefix) or b.literal_prefix.startswith(a.literal_prefix)
+
+
+def _validate(model: Model) -> None:
+    names = [index.name for index in model.indexes]
+    if None not in names or len(set(names)) != len(names):
+        raise ValueError("a model has the table's key (index None) and uniquely named indexes")
+    entity_names = [entity.name for entity in model.entities]
+    if len(set(entity_names)) != len(entity_names):
+        raise ValueError("entity names must be unique")
+    for entity in model.entities:
+        if None not in entity.keys:
+            raise ValueError(f"{entity.name}: every entity has a table key")
+        for index_name, shape in entity.keys.items():
+            if index_name not in names:
+                raise ValueError(f"{entity.name}: unknown index {index_name!r}")
+            _validate_shards(entity, shape)
+    for i, a in enumerate(model.entities):
+        for b in model.entities[i + 1 :]:
+            if _overlaps(a.primary.pk, b.primary.pk) and _overlaps(a.primary.sk, b.primary.sk):
+                raise ValueError(f"{a.name} and {b.name} have key shapes that can be mistaken for each other")
+    owners: list[tuple[str, Entity]] = [(c.name, c.parent) for c in model.collections]
+    owners += [(link.name, link.source) for link in model.links]
+    for name, owner in owners:
+        type_name, _, field_name = name.partition(".")
+        if type_name != owner.name or not field_name.isidentifier():
+            raise ValueError(f"{name}: a relation is named <{owner.name}>.<field>")
+    relation_names = [name for name, _ in owners]
+    if len(set(relation_names)) != len(relation_names):
+        raise ValueError("relation names must be unique")
+    for collection in model.collections:
+        if collection.counter is not None and collection.counter not in collection.parent.attributes:
+            raise ValueError(f"{collection.name}: the counter {collection.counter!r} is not an attribute of the parent")
+        member_shape = collection.member.keys.get(collection.index)
+        if member_shape is None:
+            raise ValueError(
+                f"{collection.name}: {collection.member.name} has no keys in index {collection.index!r};"
+                " reading it would need a Scan"
+            )
+        if not set(member_shape.pk.fields) <= collection.parent.all_id_fields:
+            raise ValueError(f"{collection.name}: the partition key must be known from the parent's ids")
+        if collection.target is not None and not set(collection.target.id_fields) <= collection.member.all_id_fields:
+            raise ValueError(f"{collection.name}: edge items must carry the target's ids")
+        _validate_levels(collection, member_shape)
+        if collection.shards > 1 and (collection.levels or collection.index is not None):
+            # A GSI's ExclusiveStartKey holds a table key too, which no one position gives for every shard.
+            raise ValueError(f"{collection.name}: a sharded collection is read from the table's key, without levels")
+    for link in model.links:
+        if not set(link.target.id_fields) <= link.source.all_id_fields:
+            raise ValueError(f"{link.name}: the target's ids must be among the source's ids")
+    for copy in model.copies:
+        _validate_copy(model, copy)
+
+
+def _validate_shards(entity: Entity, shape: KeyShape) -> None:
+    """A shard is picked by an id of the sort key: the sort key then tells apart, and orders, items of every shard,
+    so a sharded page merges its Queries by sort key alone and one sort key resumes each of them."""
+    if shape.sk.sharded_by is not None:
+        raise ValueError(f"{entity.name}: a shard segment belongs in the partition key, not in {shape.sk.pattern!r}")
+    sharded_by = shape.pk.sharded_by
+    if sharded_by is not None and sharded_by not in shape.sk.fields:
+        raise ValueError(f"{entity.name}: {shape.pk.pattern!r} shards by {sharded_by!r}, which its sort key lacks")
+
+
+def _validate_levels(collection: Collection, shape: KeyShape) -> None:
+    """Levels are the sort key's ids right after those the parent fixes, and the member's own id comes last."""
+    if not collection.levels:
+        return
+    if {graphql_name(level) for level in collection.levels} & {"first", "after", "last", "before"}:
+        raise ValueError(f"{collection.name}: a level may not be named like a pagination argument")
+    fields = shape.sk.fields
+    fixed = [name for name in fields if name in collection.parent.all_id_fields]
+    if list(fields[: len(fixed)]) != fixed:
+        raise ValueError(f"{collection.name}: the parent's ids must lead the sort key {shape.sk.pattern!r}")
+    free = fields[len(fixed) :]
+    if collection.levels != free[: len(collection.levels)] or len(collection.levels) >= len(free):
+        raise ValueError(
+            f"{collection.name}: levels {collection.levels!r} must be the ids of {shape.sk.pattern!r} that follow"
+            " the parent's, in order, with the member's own id after them"
+        )
+
+
+def _validate_copy(model: Model, copy: Copy) -> None:
+    collection = copy.collection
+    where = f"{collection.member.name}.{copy.attribute}"
+    if collection not in model.collections:
+        raise ValueError(f"{where}: copies through {collection.name}, which is not a collection of the model")
+    target = collection.member.declared.get(copy.attribute)
+    source = collection.parent.declared.get(copy.source)
+    if target is None or source is None:
+        raise ValueError(f"{where}: both the copy and {collection.parent.name}.{copy.source} must be declared")
+    if target.is_input or target.type != source.type:
+        raise ValueError(f"{where}: a copy is not an input (writable=False) and has its source's type")
+
+
+def attribute_values(entity: Entity, item: Item) -> dict[str, Any]:
+    """The entity's declared attributes as plain values; absent or mistyped ones are None."""
+    return {name: served_value(spec, item.get(name), f"{entity.name}.{name}") for name, spec in entity.declared.items()}
+
+
+def served_value(spec: Attribute, value: Any, where: str) -> Any:
+    """A stored value as served: numbers as int or float, maps of a shape as dicts of served values, lists as
+    lists; a value of another type than declared is None, and logged."""
+    if value is None:
+        return None
+    kind = spec.type
+    if not _has_type(value, kind):
+        log.warning("%s holds a %s where %s was declared; served as null", where, type(value).__name__, kind)
+        return None
+    if spec.enum is not None and value not in spec.choices:
+        log.warning("%s holds %r, outside its enum; served as null", where, value)
+        return None
+    if kind == "INT":
+        return int(value)
+    if kind == "N":
+        return int(value) if value == value.to_integral_value() else float(value)
+    if kind == "M" and spec.shape is not None:
+        return {
+            name: served_value(field, value.get(name), f"{where}.{name}") for name, field in spec.shape.declared.items()
+        }
+    if kind == "L" and spec.each is not None:
+        return [served_value(spec.each, one, f"{where}[{i}]") for i, one in enumerate(value)]
+    return value
+
+
+def _has_type(value: object, kind: AttributeType) -> bool:
+    match kind:
+        case "S":
+            return isinstance(value, str)
+        case "DATE":
+            return isinstance(value, str) and parse_date(value) is not None
+        case "N":
+            return isinstance(value, Decimal)
+        case "INT":
+            return isinstance(value, Decimal) and value == value.to_integral_value() and int(value) in _INT_RANGE
+        case "BOOL":
+            return isinstance(value, bool)
+        case "L":
+            return isinstance(value, list)
+        case "M":
+            return isinstance(value, dict)
+
+
+def parse_date(text: str) -> date | None:
+    """The calendar date a DATE attribute stores as ``YYYY-MM-DD``; None for any other text."""
+    if len(text) != 10 or text[4] != "-" or text[7] != "-":
+        return None
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        return None
