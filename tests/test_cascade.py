@@ -11,9 +11,9 @@ import pytest
 
 from gateway.design.model import Item
 from gateway.dynamo.accounting import Ledger
+from gateway.dynamo.requests import WriteOp
 from gateway.dynamo.store import Store
 from gateway.errors import Unavailable
-from gateway.writes.building import WriteOp
 from tests.conftest import Gateway
 from tests.contract import create_table
 

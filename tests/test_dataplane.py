@@ -26,8 +26,8 @@ from hypothesis import strategies as st
 from gateway.config import Settings
 from gateway.dynamo.accounting import Ledger
 from gateway.dynamo.dataplane import DataPlane, Signer, _backoff
+from gateway.dynamo.requests import Refused, Target, WriteOp
 from gateway.dynamo.store import Store
-from gateway.writes.building import Refused, Target, WriteOp
 from schema.model import MODEL
 from tests.contract import create_table
 from tests.faults import FaultProxy, Rule

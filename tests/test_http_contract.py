@@ -13,8 +13,9 @@ import httpx
 import pytest
 
 from gateway.config import Settings
+from gateway.errors import PersistedQueryNotFound, PersistedQueryNotSupported
 from gateway.server.auth import digest
-from gateway.server.documents import Documents, PersistedQueryNotFound, PersistedQueryNotSupported, sha256
+from gateway.server.documents import Documents, sha256
 from tests.conftest import Gateway
 
 GR = "application/graphql-response+json"

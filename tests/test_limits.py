@@ -12,7 +12,8 @@ import pytest
 from graphql import GraphQLObjectType, parse
 
 from gateway.design import global_ids
-from gateway.execution.cost import MAX_VISITS, Budget, CostLimit, Planner
+from gateway.errors import CostLimit
+from gateway.execution.cost import MAX_VISITS, Budget, Planner
 from gateway.server.app import EXPLAIN_HEADER
 from schema import SCHEMA
 from schema.model import MODEL, ORGANIZATION, STUDENT

@@ -11,9 +11,9 @@ import pytest
 from gateway.config import Settings
 from gateway.design.model import Item
 from gateway.dynamo.accounting import Ledger
+from gateway.dynamo.requests import WriteOp
 from gateway.dynamo.store import Store
 from gateway.server.cli import main
-from gateway.writes.building import WriteOp
 from gateway.writes.recount import recount
 from schema.model import MODEL, WRITES
 from tests.conftest import Gateway

@@ -27,7 +27,8 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from benchmarks import servers
 from gateway.design import global_ids
 from gateway.dynamo import streams
-from gateway.live.fanout import WATCH_LIMIT, Change, Feed, FellBehind, Watch
+from gateway.errors import FellBehind
+from gateway.live.fanout import WATCH_LIMIT, Change, Feed, Watch
 from schema.model import TICKET, WORKSPACE
 from tests.conftest import Gateway
 from tests.identity import Issuer

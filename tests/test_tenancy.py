@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
+from gateway.design.tenancy import Tenancy
 from gateway.errors import Forbidden
-from gateway.execution.guard import Guard, Tenancy
-from gateway.server.auth import OPEN, Principal
+from gateway.execution.guard import OPEN, Guard, Principal
 from gateway.writes import building as writes
 from schema.model import MODEL, TENANCY, TICKET, USER
 from tests.conftest import Gateway

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from gateway.dynamo.requests import TRANSACTION_LIMIT
 from gateway.writes import building as writes
-from gateway.writes.building import TRANSACTION_LIMIT
 from schema.demo import demo_items
 from schema.model import COURSE, ENROLLMENT, MODEL, PROJECT, STUDENT, TICKET, WORKSPACE, WRITES
 from tests.contract import project_id

@@ -12,9 +12,8 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
-from gateway.design.model import Attribute, Entity, Item, KeyShape, Model
-from gateway.execution.guard import Tenancy
-from gateway.writes.building import Counted, WriteModel
+from gateway.design.model import Attribute, Collection, Entity, Item, KeyShape, Model
+from gateway.design.tenancy import Tenancy
 
 TOKEN_ENTITY = "MutationToken"
 EXPIRES_ATTRIBUTE = "expiresAt"
@@ -32,6 +31,39 @@ def token_entity() -> Entity:
         {"fingerprint": "S", "result": "M", EXPIRES_ATTRIBUTE: Attribute("N", writable=False)},
         internal=True,
     )
+
+
+@dataclass(frozen=True)
+class Counted:
+    """A counter attribute on ``collection``'s parent that holds the exact number of its members."""
+
+    collection: Collection
+    attribute: str
+
+
+@dataclass(frozen=True)
+class WriteModel:
+    """What the write path needs beyond the key design: the counters, and the item kind of idempotency records."""
+
+    model: Model
+    counted: tuple[Counted, ...]
+    token: Entity
+
+    def __post_init__(self) -> None:
+        for counted in self.counted:
+            if counted.collection not in self.model.collections:
+                raise ValueError(f"{counted.collection.name}: not a collection of the model")
+        parents = [(c.collection.parent.name, c.attribute) for c in self.counted]
+        if len(set(parents)) != len(parents):
+            raise ValueError("a counter attribute is declared twice on one entity")
+
+    def parents_of(self, entity: Entity) -> list[Counted]:
+        """The counters that count ``entity``: one per collection it is a member of."""
+        return [c for c in self.counted if c.collection.member is entity]
+
+    def children_of(self, entity: Entity) -> list[Counted]:
+        """The counters ``entity`` carries: one per collection it is the parent of."""
+        return [c for c in self.counted if c.collection.parent is entity]
 
 
 @dataclass(frozen=True)

@@ -16,10 +16,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from importlib.metadata import version
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlparse
 
 import aioboto3
-from aiobotocore.config import AioConfig
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 from botocore import xform_name
 from botocore.exceptions import BotoCoreError, ClientError, EndpointConnectionError
@@ -28,14 +26,11 @@ from gateway.config import Settings
 from gateway.design.model import Item, Model
 from gateway.dynamo import accounting
 from gateway.dynamo.accounting import Ledger, capacity_units, next_round
-from gateway.dynamo.dataplane import OPERATIONS, DataPlane, Send
+from gateway.dynamo.client import client_options, error_code, translate
+from gateway.dynamo.dataplane import OPERATIONS, DataPlane, Hooks, Send
+from gateway.dynamo.requests import TRANSACTION_LIMIT, Filter, Reason, Refused, WriteOp, expression
 from gateway.dynamo.wire import install_fast_reads
-from gateway.errors import BadUserInput, Conflict, GatewayError, Throttled, Unavailable
-from gateway.execution import filters
-from gateway.execution.filters import Filter
-from gateway.server import observe
-from gateway.writes.building import TRANSACTION_LIMIT, Reason, Refused, WriteOp
-from gateway.writes.inputs import MAX_ITEM_BYTES
+from gateway.errors import GatewayError, Throttled
 
 if TYPE_CHECKING:
     from typing import Literal, NotRequired, TypedDict
@@ -61,8 +56,6 @@ log = logging.getLogger(__name__)
 BATCH_GET_LIMIT = 100
 BATCH_WRITE_LIMIT = 25
 UNPROCESSED_ATTEMPTS = 8
-_THROTTLING = {"ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"}
-_LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
 
 _serializer = TypeSerializer()
 _deserializer = TypeDeserializer()
@@ -118,7 +111,7 @@ class QueryRequest:
         if self.start_key is not None:
             params["ExclusiveStartKey"] = {k: {"S": v} for k, v in self.start_key.items()}
         if self.filter is not None:
-            params["FilterExpression"], filter_names, filter_values = filters.expression(self.filter)
+            params["FilterExpression"], filter_names, filter_values = expression(self.filter)
             names.update(filter_names)
             values.update(filter_values)
         return params
@@ -153,51 +146,32 @@ class Store:
         self.table = model.table
         self._decode = decode or _item
         self._written = self._decode if plane is not None and plane.decode_items else _item
-        client.meta.events.register("response-received.dynamodb", _note_attempt, unique_id="tablegraph-attempts")
-        observe.watch_client(client.meta.events)
-        if plane is not None:
-            plane.hooks.attempted.append(_attempt_ended)
-            observe.watch_data_plane(plane.hooks)
+        self.hooks = plane.hooks if plane is not None else Hooks()
+        """What both paths do, told as the data plane tells it: observation and tests attach here."""
+        self.hooks.attempted.append(_attempt_ended)
+        _forward_events(client.meta.events, self.hooks)
 
     def on_send(self, listener: Send) -> None:
         """Call ``listener`` with the operation, headers and body of every request as it is sent, either path."""
-
-        def before_send(request: Any, event_name: str, **_: Any) -> None:
-            headers = {name: _text(value) for name, value in request.headers.items()}
-            listener(event_name.rsplit(".", 1)[-1], headers, request.body or b"")
-
-        self._client.meta.events.register("before-send.dynamodb", before_send)
-        if self._plane is not None:
-            self._plane.hooks.sending.append(listener)
+        self.hooks.sending.append(listener)
 
     @classmethod
     @asynccontextmanager
     async def open(cls, settings: Settings, model: Model) -> AsyncIterator[Store]:
         """One client per process: connections are pooled and reused across requests."""
-        config = AioConfig(
-            retries={"mode": "standard", "max_attempts": 4},
+        options = client_options(
+            settings,
             max_pool_connections=settings.max_pool_connections,
-            connect_timeout=5,
-            read_timeout=10,
             # A fixed User-Agent: botocore otherwise rebuilds its own twice per call, 0.1 ms of CPU each time.
             user_agent=f"tablegraph aiobotocore/{version('aiobotocore')}",
             # Every request is built by this module from validated ids and tested builders, and DynamoDB checks
             # each one again; botocore's own walk over the parameters costs 2 ms for a 100-key BatchGetItem.
             parameter_validation=False,
         )
-        # DynamoDB Local accepts any credentials but refuses requests without them.
-        local = bool(settings.endpoint_url) and urlparse(settings.endpoint_url).hostname in _LOCAL_HOSTS
         session = aioboto3.Session()
         model = model.with_table(settings.table or model.table)
         decode = _already_decoded if settings.fast_decode else None
-        async with session.client(
-            "dynamodb",
-            endpoint_url=settings.endpoint_url,
-            region_name=settings.region,
-            config=config,
-            aws_access_key_id="local" if local else None,
-            aws_secret_access_key="local" if local else None,
-        ) as client:
+        async with session.client("dynamodb", **options) as client:
             if settings.fast_decode:
                 install_fast_reads(client)
             if settings.data_plane == "stock":
@@ -307,14 +281,14 @@ class Store:
                 uncertain = uncertain or any(seen)
                 reasons = _refusal(error, len(ops))
                 if reasons is None:
-                    raise _translate(error) from error
+                    raise translate(error) from error
                 if any(reason.code == "TransactionConflict" for reason in reasons):
                     await asyncio.sleep(_backoff(attempt))
                     continue
                 raise Refused(reasons, uncertain) from error
             except BotoCoreError as error:
                 ledger.record(operation)
-                raise _translate(error) from error
+                raise translate(error) from error
             finally:
                 _attempts.reset(noting)
             ledger.record(operation, capacity_units(response.get("ConsumedCapacity")))
@@ -399,12 +373,12 @@ class Store:
         try:
             await self._client.create_table(TableName=self.table, **table_definition(self.model))
         except ClientError as error:
-            if _code(error) != "ResourceInUseException":
-                raise _translate(error) from error
+            if error_code(error) != "ResourceInUseException":
+                raise translate(error) from error
             await self._check_existing_table()
             return False
         except (BotoCoreError, EndpointConnectionError) as error:
-            raise _translate(error) from error
+            raise translate(error) from error
         waiter = self._client.get_waiter("table_exists")
         await waiter.wait(TableName=self.table, WaiterConfig={"Delay": 1, "MaxAttempts": 60})
         if self.model.expires_attribute is not None:
@@ -469,7 +443,7 @@ class Store:
         try:
             return await self._request(operation, **params)
         except (ClientError, BotoCoreError) as error:
-            raise _translate(error) from error
+            raise translate(error) from error
 
     async def _request(self, operation: str, **params: Any) -> Any:
         """``operation`` sent by the data plane when it sends that one, else by the client; botocore's errors."""
@@ -509,34 +483,48 @@ def table_definition(model: Model) -> CreateTableDefinition:
     return definition
 
 
-def _translate(error: Exception) -> GatewayError:
-    if isinstance(error, ClientError):
-        code = _code(error)
-        if code in _THROTTLING:
-            return Throttled("DynamoDB is throttling requests; try again shortly")
-        if code == "ResourceNotFoundException":
-            return Unavailable("the table is not available")
-        if code == "ValidationException" and "exceeded the maximum allowed size" in str(error):
-            return BadUserInput(
-                f"the item would exceed DynamoDB's limit of {MAX_ITEM_BYTES:,} bytes", reason="ITEM_TOO_LARGE"
-            )
-        if code == "IdempotentParameterMismatchException":
-            return Conflict("the request token was already used for another request")
-        status = error.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0)
-        if status >= 500 or code == "TransactionInProgressException":
-            # DynamoDB's own failure, or an earlier attempt still being applied, after the retries: a moment
-            # later it answers.
-            log.warning("DynamoDB failed to answer: %s", error)
-            return Unavailable("DynamoDB failed to answer; try again shortly")
-        log.error("DynamoDB refused a request: %s", error)
-        return GatewayError(f"DynamoDB refused a request ({code})")
-    log.warning("DynamoDB could not be reached: %s", error)
-    return Unavailable("DynamoDB could not be reached")
+def _forward_events(events: Any, hooks: Hooks) -> None:
+    """Tell ``hooks`` what botocore's events tell about the stock client's calls, so that listeners see one kind
+    of call whichever path sends it."""
+
+    def calling(model: Any, context: dict[str, Any], **_: Any) -> None:
+        for hook in hooks.calling:
+            hook(model.name, context)
+
+    def sending(request: Any, event_name: str, **_: Any) -> None:
+        headers = {name: _text(value) for name, value in request.headers.items()}
+        for hook in hooks.sending:
+            hook(_operation_of(event_name), headers, request.body or b"")
+
+    def attempted(
+        event_name: str,
+        response_dict: dict[str, Any] | None = None,
+        parsed_response: dict[str, Any] | None = None,
+        exception: Exception | None = None,
+        **_: Any,
+    ) -> None:
+        status = None if exception is not None or response_dict is None else response_dict.get("status_code")
+        for hook in hooks.attempted:
+            hook(_operation_of(event_name), status, parsed_response)
+
+    def called(http_response: Any, parsed: dict[str, Any], model: Any, context: dict[str, Any], **_: Any) -> None:
+        for hook in hooks.called:
+            hook(model.name, context, http_response.status_code, parsed)
+
+    def failed(context: dict[str, Any], event_name: str, **_: Any) -> None:
+        for hook in hooks.called:
+            hook(_operation_of(event_name), context, None, {})
+
+    events.register("before-call.dynamodb", calling, unique_id="tablegraph-calling")
+    events.register("before-send.dynamodb", sending, unique_id="tablegraph-sending")
+    events.register("response-received.dynamodb", attempted, unique_id="tablegraph-attempted")
+    events.register("after-call.dynamodb", called, unique_id="tablegraph-called")
+    events.register("after-call-error.dynamodb", failed, unique_id="tablegraph-failed")
 
 
-def _note_attempt(response_dict: dict[str, Any] | None = None, exception: Exception | None = None, **_: Any) -> None:
-    """Botocore's hook after every attempt: an attempt that failed in transit or got a 5xx may have been applied."""
-    _attempt_ended("", None if exception is not None or response_dict is None else response_dict.get("status_code"))
+def _operation_of(event_name: str) -> str:
+    """``Query`` from ``after-call-error.dynamodb.Query``."""
+    return event_name.rsplit(".", 1)[-1]
 
 
 def _attempt_ended(operation: str, status: int | None, parsed: Any = None) -> None:
@@ -548,7 +536,7 @@ def _attempt_ended(operation: str, status: int | None, parsed: Any = None) -> No
 
 def _refusal(error: ClientError, count: int) -> list[Reason] | None:
     """The reasons of a refused conditional write or transaction, aligned with its ops; None for other errors."""
-    code = _code(error)
+    code = error_code(error)
     if code == "ConditionalCheckFailedException":
         raw: Any = error.response.get("Item")
         return [Reason("ConditionalCheckFailed", _item(raw) if raw else None)]
@@ -561,10 +549,6 @@ def _refusal(error: ClientError, count: int) -> list[Reason] | None:
     if len(out) != count or not any(r.code in ("ConditionalCheckFailed", "TransactionConflict") for r in out):
         return None
     return out
-
-
-def _code(error: ClientError) -> str:
-    return str(error.response.get("Error", {}).get("Code", ""))
 
 
 def _backoff(attempt: int) -> float:

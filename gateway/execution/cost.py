@@ -39,7 +39,7 @@ from graphql.execution.values import VariableValues, get_variable_values
 from gateway.config import Settings
 from gateway.design.keys import Ids
 from gateway.design.model import Collection, Entity, Item, Model
-from gateway.errors import Forbidden, GatewayError
+from gateway.errors import CostLimit, Forbidden
 from gateway.execution import queries as plan
 from gateway.execution.guard import Guard
 from gateway.execution.selection import Scope, children, fields, object_types
@@ -55,10 +55,6 @@ PREPARED_DOCUMENTS = 256
 """Documents kept parsed, with what validation and the estimate found, per application: most recent first."""
 PREPARED_LENGTH = 16_384
 """Longer document texts are prepared for each request anew rather than kept."""
-
-
-class CostLimit(GatewayError):
-    code = "COST_LIMIT"
 
 
 class InvalidVariables(Exception):

@@ -12,15 +12,14 @@ type does not hold, strings compare by their UTF-8 bytes.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import date
 from enum import Enum
-from typing import Any, Literal
+from typing import Any
 
 from gateway.design.model import Collection
+from gateway.dynamo.requests import Filter, Group, Operator, Test, expression
 from gateway.errors import BadUserInput
 
-Operator = Literal["eq", "ne", "in", "beginsWith", "between", "exists"]
 OPERATORS: tuple[Operator, ...] = ("eq", "ne", "in", "beginsWith", "between", "exists")
 
 MAX_TESTS = 32
@@ -31,26 +30,6 @@ MAX_DEPTH = 4
 """How deep ``and`` and ``or`` may nest."""
 
 ARGUMENT = "where"
-
-
-@dataclass(frozen=True)
-class Test:
-    """One condition on one attribute: ``operands`` are the stored values it compares with."""
-
-    attribute: str
-    operator: Operator
-    operands: tuple[Any, ...]
-
-
-@dataclass(frozen=True)
-class Group:
-    """Filters that all hold (``and``) or of which one holds (``or``)."""
-
-    kind: Literal["and", "or"]
-    parts: tuple[Filter, ...]
-
-
-Filter = Test | Group
 
 
 def parse(where: Mapping[str, Any] | None, collection: Collection) -> Filter | None:
@@ -120,56 +99,6 @@ def _stored(value: Any) -> Any:
     if isinstance(value, date):
         return value.isoformat()
     return value
-
-
-# --- the expression ----------------------------------------------------------------------------------------------
-
-
-def expression(filter_: Filter) -> tuple[str, dict[str, str], dict[str, Any]]:
-    """The FilterExpression with its attribute names and (wire-format) values, placeholders numbered in order."""
-    names: dict[str, str] = {}
-    values: dict[str, Any] = {}
-
-    def name(attribute: str) -> str:
-        for placeholder, known in names.items():
-            if known == attribute:
-                return placeholder
-        placeholder = f"#f{len(names)}"
-        names[placeholder] = attribute
-        return placeholder
-
-    def value(operand: Any) -> str:
-        placeholder = f":f{len(values)}"
-        values[placeholder] = _wire(operand)
-        return placeholder
-
-    def render(one: Filter) -> str:
-        if isinstance(one, Group):
-            joined = f" {one.kind.upper()} ".join(render(part) for part in one.parts)
-            return f"({joined})"
-        attribute = name(one.attribute)
-        operands = one.operands
-        if one.operator == "eq":
-            return f"{attribute} = {value(operands[0])}"
-        if one.operator == "ne":
-            return f"{attribute} <> {value(operands[0])}"
-        if one.operator == "in":
-            return f"{attribute} IN ({', '.join(value(operand) for operand in operands)})"
-        if one.operator == "beginsWith":
-            return f"begins_with({attribute}, {value(operands[0])})"
-        if one.operator == "between":
-            return f"{attribute} BETWEEN {value(operands[0])} AND {value(operands[1])}"
-        return f"attribute_exists({attribute})" if operands[0] else f"attribute_not_exists({attribute})"
-
-    return render(filter_), names, values
-
-
-def _wire(operand: Any) -> dict[str, Any]:
-    if isinstance(operand, bool):
-        return {"BOOL": operand}
-    if isinstance(operand, int | float):
-        return {"N": str(operand)}
-    return {"S": str(operand)}
 
 
 def describe(filter_: Filter | None) -> str | None:

@@ -14,32 +14,28 @@ what it checks is exactly what the request will address:
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from gateway.design.keys import Ids
 from gateway.design.model import Collection, Entity, Model
+from gateway.design.tenancy import Tenancy
 from gateway.errors import Forbidden
-from gateway.server.auth import Principal
 
 
 @dataclass(frozen=True)
-class Tenancy:
-    """Which id fields name a tenant, and the grant (a list in the caller's claims) that admits each."""
+class Principal:
+    """An authenticated caller: the tenants it was granted, by grant name, and whether it is an admin."""
 
-    grants: Mapping[str, str]
+    subject: str
+    grants: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    admin: bool = False
 
-    def validate(self, model: Model) -> None:
-        known = set().union(*(entity.all_id_fields for entity in model.entities))
-        unknown = set(self.grants) - known
-        if unknown:
-            raise ValueError(f"tenancy names id fields the model does not have: {sorted(unknown)}")
-        if len(set(self.grants.values())) != len(self.grants):
-            raise ValueError("each tenant id field needs a grant of its own")
+    def may(self, grant: str, value: str) -> bool:
+        return self.admin or value in self.grants.get(grant, frozenset())
 
-    @property
-    def grant_names(self) -> tuple[str, ...]:
-        return tuple(self.grants.values())
+
+OPEN = Principal("anonymous", admin=True)
 
 
 class Guard:

@@ -8,6 +8,7 @@ from typing import Any
 
 from gateway.design.keys import Ids, validate_id
 from gateway.design.model import Collection, Model, graphql_name
+from gateway.dynamo.requests import Filter
 from gateway.dynamo.store import Key, QueryRequest
 from gateway.errors import BadUserInput
 from gateway.execution import filters
@@ -31,7 +32,7 @@ class Window:
     backward: bool = False
     flipped: bool = False
     """Ordered against the collection's declared order (its ``order`` argument)."""
-    filter: filters.Filter | None = None
+    filter: Filter | None = None
 
     @property
     def natural(self) -> bool:

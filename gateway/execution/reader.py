@@ -11,16 +11,17 @@ import logging
 from collections.abc import Coroutine, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import Any
+from typing import Any, Protocol
 
 from aiodataloader import DataLoader
+from graphql import GraphQLResolveInfo
 
 from gateway.config import Settings
 from gateway.design.keys import Ids
 from gateway.design.model import Collection, Entity, Item, Model
 from gateway.dynamo import accounting, wire
 from gateway.dynamo.accounting import Ledger, current_round, next_round, reached
-from gateway.dynamo.store import Key, QueryRequest, Store
+from gateway.dynamo.store import BatchResult, Key, QueryRequest, QueryResult
 from gateway.execution import queries as plan
 from gateway.execution.cursors import CursorCodec
 from gateway.execution.guard import Guard
@@ -77,12 +78,24 @@ class Page:
         return self.members[-1].cursor if self.members else None
 
 
+class Reads(Protocol):
+    """What a reader reads through: the store, or the reads one stream change shares among its subscribers."""
+
+    model: Model
+
+    async def batch_get(self, keys: Sequence[Key], ledger: Ledger, round_: int | None = None) -> BatchResult: ...
+
+    async def query(self, request: QueryRequest, ledger: Ledger) -> QueryResult: ...
+
+    async def query_once(self, request: QueryRequest, ledger: Ledger) -> QueryResult: ...
+
+
 class Reader:
     """Every read of one request; the guard sees each key before the store is asked for it."""
 
     def __init__(
         self,
-        store: Store,
+        store: Reads,
         settings: Settings,
         codec: CursorCodec,
         ledger: Ledger,
@@ -343,13 +356,12 @@ class Reader:
 
     # --- the walk ----------------------------------------------------------------------------------------------
 
-    async def walked(self, info: Any) -> None:
+    async def walked(self, info: GraphQLResolveInfo[Any]) -> None:
         """Before a query's root fields resolve: read what the whole operation needs, round by round, once."""
         if self._walk is None:
-            raw = getattr(info, "_raw_info", info)
-            scope = Scope.of(raw)
+            scope = Scope.of(info)
             walk = self._walker(scope, current_round() + 1)
-            walk.roots(raw.parent_type, [raw.operation.selection_set])
+            walk.roots(info.parent_type, [info.operation.selection_set])
             self._walk = _detach(asyncio.ensure_future(walk.run()))
         try:
             await asyncio.shield(self._walk)
@@ -361,11 +373,10 @@ class Reader:
             # The resolvers read what the walk could not, and report errors at their own paths.
             log.exception("the look-ahead walk failed; the fields read on their own")
 
-    async def expand(self, entity: Entity, item: Item, info: Any) -> None:
+    async def expand(self, entity: Entity, item: Item, info: GraphQLResolveInfo[Any]) -> None:
         """After a mutation wrote ``item``: read what its result selects, as a query would."""
-        raw = getattr(info, "_raw_info", info)
-        field = Field(raw.path.key, tuple(raw.field_nodes), raw.parent_type.fields[raw.field_name], {})
-        await self.expand_field(entity, item, Scope.of(raw), field, str(raw.path.key))
+        field = Field(str(info.path.key), tuple(info.field_nodes), info.parent_type.fields[info.field_name], {})
+        await self.expand_field(entity, item, Scope.of(info), field, str(info.path.key))
 
     async def expand_field(self, entity: Entity, item: Item, scope: Scope, field: Field, path: str) -> None:
         """With ``item`` in hand (written, or changed on the stream): read what ``field``, selecting it, reads."""

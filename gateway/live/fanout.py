@@ -22,7 +22,8 @@ from gateway.design.model import Entity, Item, Model
 from gateway.dynamo import streams, wire
 from gateway.dynamo.accounting import Ledger, next_round
 from gateway.dynamo.store import BatchResult, Key, QueryRequest, QueryResult, Store
-from gateway.errors import GatewayError, Unavailable
+from gateway.errors import FellBehind, GatewayError, Unavailable
+from gateway.live import relay
 
 log = logging.getLogger(__name__)
 
@@ -32,10 +33,6 @@ KINDS = {"INSERT": "CREATED", "MODIFY": "UPDATED", "REMOVE": "DELETED"}
 WATCH_LIMIT = 1000
 """Changes a subscriber may leave unread before it is told it fell behind (it resumes from its last position)."""
 _BATCH_WAIT = 0.005
-
-
-class FellBehind(GatewayError):
-    code = "FELL_BEHIND"
 
 
 @dataclass(frozen=True)
@@ -99,7 +96,7 @@ class Feed:
         self.model = store.model
         self.client = client
         self.arn = arn
-        self.relay: streams.Relay | None = None
+        self.relay: relay.Relay | None = None
         self._watches: dict[Topic, set[Watch]] = {}
         self._closed = False
         self._replaying = asyncio.Semaphore(1)
@@ -122,7 +119,7 @@ class Feed:
                 yield feed
             finally:
                 feed.close()
-                await streams.cancelled(feed._relaying)
+                await relay.cancelled(feed._relaying)
 
     def close(self) -> None:
         """End every subscription (shutting down); none starts from now on."""
@@ -140,7 +137,7 @@ class Feed:
         if self._relaying is None and self.client is not None:
             # A process reads (or follows) the stream from its first subscription on: one that serves none
             # sends DynamoDB Streams nothing.
-            self.relay = streams.Relay(self.client, self.arn, self.publish)
+            self.relay = relay.Relay(self.client, self.arn, self.publish)
             self._relaying = asyncio.create_task(self.relay.run())
         watch = Watch(topics)
         for topic in topics:
@@ -181,7 +178,7 @@ class Feed:
         # A replay reads the stream besides the lease holder: one at a time per process, so that clients
         # reconnecting together (after a deploy) stay within the stream's readers per shard.
         async with self._replaying:
-            async for record in streams.replay(self.client, self.arn, after):
+            async for record in relay.replay(self.client, self.arn, after):
                 one = self._recognise(record)
                 if one is not None and wanted & set(self._topics(one[0], one[1])):
                     found.append((KINDS[record["event"]], one, record["position"]))
@@ -208,7 +205,7 @@ class Feed:
         return topics
 
 
-class SharedReads(Store):
+class SharedReads:
     """The point reads of one change, shared by all its subscribers: what they ask for at the same time goes out as
     one BatchGetItem, and an item read for one is not read again for another.
 

@@ -27,8 +27,8 @@ from gateway.server.documents import Documents
 from gateway.server.http import ACCOUNTING_HEADER, EXPLAIN_HEADER, REQUEST_ID_HEADER, GraphQLEndpoint
 from gateway.server.playground import ASSETS_PATH
 from gateway.server.transports import LiveEndpoint, closing_on_exit
-from gateway.surface.extensions import Observed
 from gateway.surface.graph import build
+from gateway.surface.toolkit import graphql_schema
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import TracerProvider
@@ -48,15 +48,15 @@ def create_app(
     when ``settings.otlp_endpoint`` is set."""
     declaration = declaration or load(settings.model)
     schema = schema or build(declaration, settings.default_page_size).schema
-    if Observed not in schema.extensions:
+    if observe.Observed not in schema.extensions:
         # First, so that it exits last and sees each operation's outcome as the other extensions leave it.
-        schema.extensions = (Observed, *schema.extensions)
+        schema.extensions = (observe.Observed, *schema.extensions)
     exporting = tracer_provider is None and bool(settings.otlp_endpoint)
     if exporting:
         tracer_provider = observe.otlp_tracer_provider(settings.otlp_endpoint)
     model, tenancy = declaration.model, declaration.tenancy
     authenticator = Authenticator.from_settings(settings, tenancy.grant_names)
-    planner = Planner(schema._schema, model, Budget.from_settings(settings))
+    planner = Planner(graphql_schema(schema), model, Budget.from_settings(settings))
     endpoint: Any = GraphQLEndpoint(
         schema, settings, authenticator, tenancy, planner, Documents.from_settings(settings)
     )
@@ -71,6 +71,7 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         async with Store.open(settings, model) as store, Feed.open(settings, store) as feed:
+            observe.watch(store.hooks)
             app.state.store = store
             app.state.feed = feed
             # What start-up built (modules, the schema, botocore's service model) lives as long as the process.

@@ -21,7 +21,6 @@ import logging
 import time
 import urllib.request
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field
 from http.client import HTTPException
 from typing import Any
 from urllib.parse import urlparse
@@ -30,6 +29,7 @@ import jwt
 
 from gateway.config import Settings
 from gateway.errors import Unauthenticated, Unavailable
+from gateway.execution.guard import OPEN, Principal
 
 log = logging.getLogger(__name__)
 
@@ -42,21 +42,6 @@ _PUBLIC_KEY_TYPES = {"RSA", "EC"}
 _MIN_SECRET_BYTES = 32
 _FETCH_TIMEOUT_SECONDS = 5.0
 _MAX_DOCUMENT_BYTES = 1_048_576
-
-
-@dataclass(frozen=True)
-class Principal:
-    """An authenticated caller: the tenants it was granted, by grant name, and whether it is an admin."""
-
-    subject: str
-    grants: Mapping[str, frozenset[str]] = field(default_factory=dict)
-    admin: bool = False
-
-    def may(self, grant: str, value: str) -> bool:
-        return self.admin or value in self.grants.get(grant, frozenset())
-
-
-OPEN = Principal("anonymous", admin=True)
 
 
 def principal_from_claims(subject: str, claims: object, grant_names: Collection[str]) -> Principal:

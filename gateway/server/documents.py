@@ -19,23 +19,16 @@ from graphql import GraphQLError, parse
 
 from gateway.config import Settings
 from gateway.dynamo.wire import is_text
-from gateway.errors import BadUserInput, GatewayError
+from gateway.errors import (
+    BadUserInput,
+    PersistedQueryNotFound,
+    PersistedQueryNotSupported,
+    PersistedQueryRequired,
+)
 
 APQ_CAPACITY = 1000
 APQ_MAX_DOCUMENT = 32 * 1024
 APQ_MAX_BYTES = 8 * 1024 * 1024
-
-
-class PersistedQueryNotFound(GatewayError):
-    code = "PERSISTED_QUERY_NOT_FOUND"
-
-
-class PersistedQueryNotSupported(GatewayError):
-    code = "PERSISTED_QUERY_NOT_SUPPORTED"
-
-
-class PersistedQueryRequired(GatewayError):
-    code = "PERSISTED_QUERY_REQUIRED"
 
 
 def sha256(document: str) -> str:

@@ -36,13 +36,14 @@ from strawberry.types.execution import PreExecutionError
 from strawberry.types.graphql import OperationType
 
 from gateway.config import Settings
+from gateway.design.tenancy import Tenancy
 from gateway.dynamo.accounting import Ledger
 from gateway.dynamo.store import Store
 from gateway.dynamo.wire import is_text
 from gateway.errors import GatewayError, Unauthenticated, Unavailable
 from gateway.execution.cost import Planner
 from gateway.execution.cursors import CursorCodec
-from gateway.execution.guard import Guard, Tenancy
+from gateway.execution.guard import Guard
 from gateway.execution.reader import Reader
 from gateway.server.auth import API_KEY_HEADER, AUTHORIZATION_HEADER, Authenticator
 from gateway.server.documents import Documents
@@ -204,6 +205,7 @@ class GraphQLEndpoint:
         return Context(
             request_id=request_id,
             reader=Reader(store, self._settings, self._codec, ledger, guard, request_id),
+            store=store,
             ledger=ledger,
             accounting=_flag(request.headers.get(ACCOUNTING_HEADER)),
             explain=_flag(request.headers.get(EXPLAIN_HEADER)),

@@ -1,9 +1,9 @@
 """Watching the gateway: Prometheus metrics, OpenTelemetry spans and a JSON access log line per request.
 
-Every /graphql request runs under a ``Watch`` that ``WatchedEndpoint`` sets around the endpoint: the operation
-hook (``extensions.Observed``) records each operation's name, outcome and ledger on it, and the DynamoDB hooks
-(``watch_client``: botocore's ``before-call``/``after-call`` events; ``watch_data_plane``: the data plane's hooks
-at the same moments) count every call and, when the request is traced, give it a span under its operation's.
+Every /graphql request runs under an ``Observation`` that ``WatchedEndpoint`` sets around the endpoint: the operation
+hook (``Observed``) records each operation's name, outcome and ledger on it, and the store's hooks (``watch``:
+the same moments of a call on either of its paths) count every DynamoDB call and, when the request is traced, give
+it a span under its operation's.
 OpenTelemetry is imported only when tracing is configured.
 """
 
@@ -27,11 +27,12 @@ from prometheus_client.multiprocess import MultiProcessCollector
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from strawberry.extensions import SchemaExtension
 
 from gateway.dynamo.accounting import Ledger, capacity_units
+from gateway.dynamo.client import THROTTLING
 
 if TYPE_CHECKING:
-    from botocore.hooks import BaseEventHooks
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.trace import Span, Tracer
     from strawberry.types import ExecutionContext
@@ -42,7 +43,6 @@ access_log = logging.getLogger("tablegraph.access")
 
 _NAME = re.compile(r"[_A-Za-z][_0-9A-Za-z]{0,99}")
 _CODE = re.compile(r"[A-Za-z0-9_.]{1,64}")
-_THROTTLING = {"ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"}
 _LATENCY = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 
 REQUESTS = Counter(
@@ -95,7 +95,7 @@ class _Operation:
 
 
 @dataclass
-class Watch:
+class Observation:
     """One /graphql request as it is watched."""
 
     names: OperationNames
@@ -113,7 +113,7 @@ class Watch:
         return done
 
 
-_watch: ContextVar[Watch | None] = ContextVar("tablegraph_watch", default=None)
+_watch: ContextVar[Observation | None] = ContextVar("tablegraph_watch", default=None)
 
 
 @contextmanager
@@ -163,7 +163,7 @@ class WatchedEndpoint:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         started = time.perf_counter()
-        watch = Watch(self._names, self._tracer)
+        watch = Observation(self._names, self._tracer)
         token = _watch.set(watch)
         seen: dict[str, Any] = {"status": 500, "request_id": None, "json": False}
         bodies: list[bytes] = []
@@ -188,7 +188,7 @@ class WatchedEndpoint:
             elapsed = time.perf_counter() - started
             self._record(scope, watch, seen, b"".join(bodies), elapsed)
 
-    def _record(self, scope: Scope, watch: Watch, seen: dict[str, Any], body: bytes, elapsed: float) -> None:
+    def _record(self, scope: Scope, watch: Observation, seen: dict[str, Any], body: bytes, elapsed: float) -> None:
         operations = watch.operations
         if not operations and body:
             operations = [_Operation(None, "none", _refusal_code(body), None)]
@@ -226,23 +226,11 @@ def _refusal_code(body: bytes) -> str:
 # --- DynamoDB calls -------------------------------------------------------------------------------------------
 
 
-def watch_client(events: BaseEventHooks) -> None:
-    """Count, time and (when the request is traced) span every DynamoDB call the client with ``events`` makes."""
-    events.register("before-call.dynamodb", _before_call, unique_id="tablegraph-observe-before")
-    events.register("after-call.dynamodb", _after_call, unique_id="tablegraph-observe-after")
-    events.register("after-call-error.dynamodb", _after_call_error, unique_id="tablegraph-observe-error")
-    events.register("response-received.dynamodb", _attempt, unique_id="tablegraph-observe-attempt")
-
-
-def watch_data_plane(hooks: Hooks) -> None:
-    """What ``watch_client`` does, for the calls ``gateway.dataplane`` sends."""
+def watch(hooks: Hooks) -> None:
+    """Count, time and (when the request is traced) span every DynamoDB call the store with ``hooks`` makes."""
     hooks.calling.append(_call_started)
     hooks.attempted.append(_attempt_ended)
     hooks.called.append(_call_ended)
-
-
-def _before_call(model: Any, context: dict[str, Any], **_: Any) -> None:
-    _call_started(model.name, context)
 
 
 def _call_started(operation_name: str, context: dict[str, Any]) -> None:
@@ -263,14 +251,6 @@ def _call_started(operation_name: str, context: dict[str, Any]) -> None:
         )
 
 
-def _after_call(http_response: Any, parsed: dict[str, Any], model: Any, context: dict[str, Any], **_: Any) -> None:
-    _call_ended(model.name, context, http_response.status_code, parsed)
-
-
-def _after_call_error(context: dict[str, Any], event_name: str, **_: Any) -> None:
-    _call_ended(_operation_of(event_name), context, None, {})
-
-
 def _call_ended(operation_name: str, context: dict[str, Any], status: int | None, parsed: Mapping[str, Any]) -> None:
     """A call ended, after its retries: ``status`` None when the last attempt got no answer."""
     if status is None:
@@ -282,18 +262,9 @@ def _call_ended(operation_name: str, context: dict[str, Any], status: int | None
     _finish(operation_name, context, capacity_units(parsed.get("ConsumedCapacity")), code)
 
 
-def _attempt(event_name: str, parsed_response: dict[str, Any] | None = None, **_: Any) -> None:
-    _attempt_ended(_operation_of(event_name), None, parsed_response)
-
-
 def _attempt_ended(operation_name: str, status: int | None, parsed: Mapping[str, Any] | None) -> None:
-    if parsed is not None and parsed.get("Error", {}).get("Code") in _THROTTLING:
+    if parsed is not None and parsed.get("Error", {}).get("Code") in THROTTLING:
         DYNAMODB_THROTTLES.labels(operation_name).inc()
-
-
-def _operation_of(event_name: str) -> str:
-    """``Query`` from ``after-call-error.dynamodb.Query``."""
-    return event_name.rsplit(".", 1)[-1]
 
 
 @cache
@@ -360,3 +331,12 @@ def traced(app: ASGIApp, provider: TracerProvider) -> ASGIApp:
     from opentelemetry.instrumentation.asgi import OpenTelemetryMiddleware
 
     return OpenTelemetryMiddleware(app, tracer_provider=provider, exclude_spans=["receive", "send"])
+
+
+class Observed(SchemaExtension):
+    """Each operation's span, name and outcome for the watch; first in the list, so it sees the outcome as the
+    error policy leaves it."""
+
+    def on_operation(self) -> Iterator[None]:
+        with operation(self.execution_context):
+            yield

@@ -37,17 +37,17 @@ from strawberry.types.execution import PreExecutionError
 from strawberry.types.graphql import OperationType
 
 from gateway.config import Settings
+from gateway.design.tenancy import Tenancy
 from gateway.dynamo.accounting import Ledger
 from gateway.errors import GatewayError, Unauthenticated, Unavailable
 from gateway.execution.cost import Planner
 from gateway.execution.cursors import CursorCodec
-from gateway.execution.guard import Guard, Tenancy
+from gateway.execution.guard import Guard, Principal
 from gateway.execution.reader import Reader
 from gateway.live.fanout import Feed
-from gateway.server.auth import AUTHORIZATION_HEADER, Authenticator, Principal
-from gateway.surface.context import Context
+from gateway.server.auth import AUTHORIZATION_HEADER, Authenticator
+from gateway.surface.context import Context, Live
 from gateway.surface.extensions import is_expected
-from gateway.surface.subscriptions import Live
 
 log = logging.getLogger(__name__)
 
@@ -225,6 +225,7 @@ class LiveEndpoint:
         context = Context(
             request_id=request_id,
             reader=Reader(state.store, self._settings, self._codec, ledger, guard, request_id),
+            store=state.store,
             ledger=ledger,
             planner=self._planner,
             live=Live(state.feed, self._settings, self._codec),

@@ -5,13 +5,25 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from gateway.config import Settings
 from gateway.dynamo.accounting import Ledger
+from gateway.dynamo.store import Store
+from gateway.execution.cursors import CursorCodec
 from gateway.execution.guard import Guard
 from gateway.execution.reader import Reader
+from gateway.live.fanout import Feed
 
 if TYPE_CHECKING:
     from gateway.execution.cost import Planner
-    from gateway.surface.subscriptions import Live
+
+
+@dataclass(frozen=True)
+class Live:
+    """What a subscription needs besides the request's context: the feed, and how to build a reader per event."""
+
+    feed: Feed
+    settings: Settings
+    codec: CursorCodec
 
 
 @dataclass
@@ -26,6 +38,8 @@ class Context:
     """Limits and cost estimate checked before execution; None runs without them (in-process use)."""
     live: Live | None = None
     """The feed subscriptions read; None where none are served (plain HTTP)."""
+    store: Store | None = None
+    """What mutations write through; None where none are served (a subscription's events)."""
 
     @property
     def guard(self) -> Guard:

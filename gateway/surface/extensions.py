@@ -16,8 +16,8 @@ from strawberry.types import ExecutionContext, ExecutionResult
 
 from gateway.errors import GatewayError
 from gateway.execution.cost import Estimate, InvalidVariables, Planner, Prepared
-from gateway.server import observe
 from gateway.surface.context import Context
+from gateway.surface.toolkit import graphql_schema
 
 log = logging.getLogger("gateway.errors")
 
@@ -105,7 +105,7 @@ class Limits(SchemaExtension):
         planner, execution = self._planner(), self.execution_context
         query = execution.query
         # The documents a planner keeps were validated against its schema: they mean nothing under another one.
-        if planner is not None and planner.schema is not execution.schema._schema:
+        if planner is not None and planner.schema is not graphql_schema(execution.schema):
             planner = None
         if planner is not None and query is not None:
             self._prepared = planner.prepared(query)
@@ -140,7 +140,7 @@ class Limits(SchemaExtension):
             if prepared is not None and rules in prepared.valid:
                 errors: list[GraphQLError] = []
             else:
-                errors = validate_document(execution.schema._schema, execution.graphql_document, rules)
+                errors = validate_document(graphql_schema(execution.schema), execution.graphql_document, rules)
                 if prepared is not None and not errors:
                     prepared.valid.add(rules)
             if not errors:
@@ -201,15 +201,6 @@ class Accounting(SchemaExtension):
         if isinstance(context, Context) and context.accounting:
             return {"dynamodb": context.ledger.summary()}
         return {}
-
-
-class Observed(SchemaExtension):
-    """Each operation's span, name and outcome for ``gateway.observe``; first in the list, so it sees the
-    outcome as the error policy leaves it."""
-
-    def on_operation(self) -> Iterator[None]:
-        with observe.operation(self.execution_context):
-            yield
 
 
 class GatewaySchema(strawberry.Schema):

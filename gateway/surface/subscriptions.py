@@ -9,36 +9,24 @@ change before it is delivered (the item must be one the subscriber may read).
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
-from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import strawberry
 from graphql import GraphQLObjectType, get_named_type
 
-from gateway.config import Settings
 from gateway.design import global_ids
 from gateway.design.keys import validate_id
 from gateway.design.model import Collection, Entity, graphql_name, lower_camel
 from gateway.dynamo.accounting import Ledger
 from gateway.errors import Unavailable
 from gateway.execution import selection
-from gateway.execution.cursors import CursorCodec
 from gateway.execution.reader import Reader
-from gateway.live.fanout import Change, Feed, Topic, collection_topic, item_topic
-from gateway.surface import graph
-
-if TYPE_CHECKING:
-    from gateway.surface.graph import Info, _Builder
-
-
-@dataclass(frozen=True)
-class Live:
-    """What a subscription needs besides the request's context: the feed, and how to build a reader per event."""
-
-    feed: Feed
-    settings: Settings
-    codec: CursorCodec
+from gateway.live.fanout import Change, Topic, collection_topic, item_topic
+from gateway.surface.builder import Builder
+from gateway.surface.context import Live
+from gateway.surface.toolkit import Fields, Info, id_argument, new_class, resolve_info, signature
+from gateway.surface.types import Node
 
 
 @strawberry.enum(description="What happened to the item.")
@@ -53,32 +41,32 @@ AFTER = (
     "Resume after this position, taken from an earlier event: the changes since are delivered first, in order. "
     "A position older than the stream's retention (24 hours) is refused with POSITION_EXPIRED."
 )
-After = Annotated[str | None, strawberry.argument(description=AFTER)]
+ResumeAfter = Annotated[str | None, strawberry.argument(description=AFTER)]
 
 
 @strawberry.type(description="A change to an object named by its global id.")
 class NodeChange:
     kind: ChangeKind = strawberry.field(description="What happened.")
     position: str = strawberry.field(description=POSITION)
-    node: graph.Node | None = strawberry.field(description="The object as written; as it was, for a delete.")
+    node: Node | None = strawberry.field(description="The object as written; as it was, for a delete.")
 
 
-def subscription_type(builder: _Builder) -> Any | None:
+def subscription_type(builder: Builder) -> Any | None:
     """The Subscription root type of the builder's declaration."""
     return _Subscriptions(builder).root()
 
 
 class _Subscriptions:
-    def __init__(self, builder: _Builder) -> None:
+    def __init__(self, builder: Builder) -> None:
         self.builder = builder
         self.model = builder.model
         self.changes: dict[str, Any] = {}
 
     def root(self) -> Any:
-        fields = graph._Fields("Subscription")
+        fields = Fields("Subscription")
         for collection in self.model.collections:
             ends = (collection.parent, collection.member)
-            if all(self.builder._served(one) for one in ends):
+            if all(self.builder.serves(one) for one in ends):
                 name = lower_camel(collection.parent.name) + collection.field[:1].upper() + collection.field[1:]
                 description = (
                     f"Each {collection.member.name} created, changed or deleted among {collection.name}, "
@@ -93,16 +81,16 @@ class _Subscriptions:
                 )
         description = "Each change to the object with this global id, whoever wrote it."
         _subscription(fields, "nodeChanged", NodeChange, self._node(), description)
-        cls = graph._new_class("Subscription")
+        cls = new_class("Subscription")
         return strawberry.type(fields.apply(cls), description="Changes to the table, from its stream, as they happen.")
 
     def _change_type(self, entity: Entity) -> Any:
         if entity.name not in self.changes:
-            fields = graph._Fields(f"{entity.name}Change")
+            fields = Fields(f"{entity.name}Change")
             fields.plain("kind", ChangeKind, "What happened.")
             fields.plain("position", str, POSITION)
             fields.plain("node", self.builder.types[entity.name], f"The {entity.name}; as it was, for a delete.")
-            cls = fields.apply(graph._new_class(fields.owner))
+            cls = fields.apply(new_class(fields.owner))
             self.changes[entity.name] = strawberry.type(cls, description=f"A change to {entity.name} items.")
         return self.changes[entity.name]
 
@@ -118,10 +106,9 @@ class _Subscriptions:
                 yield change_type(kind=ChangeKind(change.kind), position=change.position, node=self._object(change))
 
         parameters = [
-            (f"p{i}", graph._id_argument(name, f"The {parent.name}'s {name}."))
-            for i, name in enumerate(parent.id_fields)
+            (f"p{i}", id_argument(name, f"The {parent.name}'s {name}.")) for i, name in enumerate(parent.id_fields)
         ]
-        return graph._signature(resolve, parameters, [("after", After)])
+        return signature(resolve, parameters, [("after", ResumeAfter)])
 
     def _node(self) -> Callable[..., Any]:
         async def resolve(root: Any, info: Info, **arguments: Any) -> AsyncGenerator[Any, None]:
@@ -131,10 +118,10 @@ class _Subscriptions:
             async for change in self._changes(info, [topic], arguments.get("after")):
                 yield NodeChange(kind=ChangeKind(change.kind), position=change.position, node=self._object(change))
 
-        return graph._signature(
+        return signature(
             resolve,
-            [("p0", graph._id_argument("id", "A global id, as an object's id field gave it."))],
-            [("after", After)],
+            [("p0", id_argument("id", "A global id, as an object's id field gave it."))],
+            [("after", ResumeAfter)],
         )
 
     def _object(self, change: Change) -> Any:
@@ -162,9 +149,7 @@ class _Subscriptions:
                     yield change
 
 
-def _subscription(
-    fields: graph._Fields, name: str, annotation: Any, resolver: Callable[..., Any], description: str
-) -> None:
+def _subscription(fields: Fields, name: str, annotation: Any, resolver: Callable[..., Any], description: str) -> None:
     field = strawberry.field(
         resolver=resolver, graphql_type=annotation, name=name, description=description, is_subscription=True
     )
@@ -176,7 +161,7 @@ _Ahead = list[tuple[selection.Scope, selection.Field, str]]
 
 
 def _selected_nodes(info: Info) -> _Ahead:
-    raw = info._raw_info
+    raw = resolve_info(info)
     event = get_named_type(raw.return_type)
     if not isinstance(event, GraphQLObjectType):
         return []

@@ -10,128 +10,21 @@ import json
 import secrets
 from collections import Counter
 from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
 
+from gateway.design.declaration import Counted, WriteModel
 from gateway.design.keys import Ids
-from gateway.design.model import Collection, Entity, Item, Model
+from gateway.design.model import Entity, Item, Model
+from gateway.dynamo.requests import TRANSACTION_LIMIT, Placeholders, Refused, Role, Target, WriteOp
 
 VERSION = "version"
 WRITE_ID = "writeId"
 """The id of the gateway write that last created or changed the item (counters aside): when DynamoDB's answer to
 a write is lost and the retry is refused, the item still carrying this write's id shows that it was applied."""
-TRANSACTION_LIMIT = 100
-"""DynamoDB's bound on the items of one TransactWriteItems."""
 TOKEN_LIFETIME_SECONDS = 24 * 3600
 
-Action = Literal["Put", "Update", "Delete", "ConditionCheck"]
-Role = Literal["item", "parent", "member", "token", "counted"]
 Outcome = Literal["applied", "refused", "unknown"]
-
-
-@dataclass(frozen=True)
-class Counted:
-    """A counter attribute on ``collection``'s parent that holds the exact number of its members."""
-
-    collection: Collection
-    attribute: str
-
-
-@dataclass(frozen=True)
-class WriteModel:
-    """What the write path needs beyond the key design: the counters, and the item kind of idempotency records."""
-
-    model: Model
-    counted: tuple[Counted, ...]
-    token: Entity
-
-    def __post_init__(self) -> None:
-        for counted in self.counted:
-            if counted.collection not in self.model.collections:
-                raise ValueError(f"{counted.collection.name}: not a collection of the model")
-        parents = [(c.collection.parent.name, c.attribute) for c in self.counted]
-        if len(set(parents)) != len(parents):
-            raise ValueError("a counter attribute is declared twice on one entity")
-
-    def parents_of(self, entity: Entity) -> list[Counted]:
-        """The counters that count ``entity``: one per collection it is a member of."""
-        return [c for c in self.counted if c.collection.member is entity]
-
-    def children_of(self, entity: Entity) -> list[Counted]:
-        """The counters ``entity`` carries: one per collection it is the parent of."""
-        return [c for c in self.counted if c.collection.parent is entity]
-
-
-@dataclass(frozen=True)
-class Target:
-    """What a write touches and why, so a refusal can be explained (not found, conflict, ...)."""
-
-    entity: Entity
-    ids: Mapping[str, str]
-    role: Role
-
-
-@dataclass(frozen=True)
-class WriteOp:
-    """One item of a transaction, or a single conditional write; values are plain Python."""
-
-    action: Action
-    key: dict[str, str]
-    target: Target
-    item: Item | None = None
-    update: str | None = None
-    condition: str | None = None
-    names: dict[str, str] = field(default_factory=dict)
-    values: dict[str, Any] = field(default_factory=dict)
-    write_id: str | None = None
-    """The id this write stores on the item (``WRITE_ID``); creates and updates carry one."""
-    version: int | None = None
-    """The version this write leaves the item at; creates and updates carry one."""
-    expected: dict[str, Any] = field(default_factory=dict)
-    """Attributes the condition requires the item to hold: a parent's values that its new member copies."""
-
-
-@dataclass(frozen=True)
-class Reason:
-    """Why one write of a refused request failed; ``item`` is the item as it was (ALL_OLD), None if absent."""
-
-    code: str
-    item: Item | None = None
-
-
-class Refused(Exception):
-    """DynamoDB refused a conditional write or a transaction; ``reasons`` is aligned with the ops sent.
-
-    ``uncertain``: an earlier attempt of the same request got no definite answer (the connection failed, or
-    DynamoDB answered 5xx), so it may have been applied, and this refusal may be of the write by itself.
-    """
-
-    def __init__(self, reasons: list[Reason], uncertain: bool = False) -> None:
-        super().__init__(", ".join(reason.code for reason in reasons))
-        self.reasons = reasons
-        self.uncertain = uncertain
-
-
-class _Expression:
-    """Placeholders for one request: ``#n0``/``:v0`` never collide, whatever the attribute names are."""
-
-    def __init__(self) -> None:
-        self.names: dict[str, str] = {}
-        self.values: dict[str, Any] = {}
-
-    def name(self, attribute: str) -> str:
-        for placeholder, known in self.names.items():
-            if known == attribute:
-                return placeholder
-        placeholder = f"#n{len(self.names)}"
-        self.names[placeholder] = attribute
-        return placeholder
-
-    def value(self, value: Any) -> str:
-        placeholder = f":v{len(self.values)}"
-        self.values[placeholder] = value
-        return placeholder
 
 
 # --- ids ------------------------------------------------------------------------------------------------------
@@ -169,7 +62,7 @@ def create(
     write_id: str,
 ) -> WriteOp:
     """Put a new item at version 1 with its counters at 0; refused if an item with that key exists."""
-    expr = _Expression()
+    expr = Placeholders()
     values = {name: value for name, value in attributes.items() if value is not None}
     item = model.item(entity, ids, {**values, VERSION: 1, **dict.fromkeys(counters, 0), WRITE_ID: write_id})
     return WriteOp(
@@ -194,7 +87,7 @@ def update(
     write_id: str,
 ) -> WriteOp:
     """Set (or, for None, remove) attributes and bump the version, only if the version is still the expected one."""
-    expr = _Expression()
+    expr = Placeholders()
     sets = [f"{expr.name(name)} = {expr.value(value)}" for name, value in changes.items() if value is not None]
     sets.append(f"{expr.name(VERSION)} = {expr.value(expected_version + 1)}")
     sets.append(f"{expr.name(WRITE_ID)} = {expr.value(write_id)}")
@@ -229,7 +122,7 @@ def delete(
     The ids in other indexes are part of the condition, so an item read earlier to learn its parent (a ticket's
     user) is deleted only if it still belongs to that parent.
     """
-    expr = _Expression()
+    expr = Placeholders()
     conditions = [f"attribute_exists({expr.name(model.index(None).pk)})", *_index_keys_are(model, entity, ids, expr)]
     if expected_version is not None:
         conditions.append(_version_is(expr, expected_version))
@@ -246,7 +139,7 @@ def delete(
 
 def adjust(model: Model, entity: Entity, ids: Ids, deltas: Mapping[str, int], role: Role = "parent") -> WriteOp:
     """Add to counters of an item; refused if the item or a counter is absent (it was never counted)."""
-    expr = _Expression()
+    expr = Placeholders()
     adds = [f"{expr.name(counter)} {expr.value(delta)}" for counter, delta in deltas.items()]
     condition = " AND ".join(f"attribute_exists({expr.name(counter)})" for counter in deltas)
     return WriteOp(
@@ -262,7 +155,7 @@ def adjust(model: Model, entity: Entity, ids: Ids, deltas: Mapping[str, int], ro
 
 def recount(model: Model, entity: Entity, ids: Ids, counts: Mapping[str, int], seen: Mapping[str, Any]) -> WriteOp:
     """Set counters to what a count found, unless a write changed them since they were read (``seen``)."""
-    expr = _Expression()
+    expr = Placeholders()
     sets = ", ".join(f"{expr.name(counter)} = {expr.value(count)}" for counter, count in counts.items())
     conditions = [f"attribute_exists({expr.name(model.index(None).pk)})"]
     for counter in counts:
@@ -282,7 +175,7 @@ def recount(model: Model, entity: Entity, ids: Ids, counts: Mapping[str, int], s
     )
 
 
-def _index_keys_are(model: Model, entity: Entity, ids: Ids, expr: _Expression) -> list[str]:
+def _index_keys_are(model: Model, entity: Entity, ids: Ids, expr: Placeholders) -> list[str]:
     """Conditions that the item's index keys are what its ids say, when all of them are known."""
     if not entity.all_id_fields <= ids.keys():
         return []
@@ -294,7 +187,7 @@ def _index_keys_are(model: Model, entity: Entity, ids: Ids, expr: _Expression) -
     ]
 
 
-def _version_is(expr: _Expression, expected: int) -> str:
+def _version_is(expr: Placeholders, expected: int) -> str:
     # Items written by another tool carry no version: they count as version 0.
     name = expr.name(VERSION)
     return f"attribute_not_exists({name})" if expected == 0 else f"{name} = {expr.value(expected)}"
@@ -431,7 +324,7 @@ def token_record(
     tells whether the retry is the same mutation (its result is returned again) or another one (refused).
     """
     moment = int((now or datetime.now(UTC)).timestamp())
-    expr = _Expression()
+    expr = Placeholders()
     ids = token_ids(writes, caller, token)
     item = writes.model.item(
         writes.token,

@@ -13,7 +13,7 @@ from typing import Any
 
 from gateway.design.keys import Ids
 from gateway.design.model import Copy, Entity, Item, Model
-from gateway.writes.building import TRANSACTION_LIMIT, Target, WriteOp
+from gateway.dynamo.requests import TRANSACTION_LIMIT, Target, WriteOp
 
 BATCH = TRANSACTION_LIMIT - 1
 """Members per rewrite transaction: the parent's check takes the last place."""

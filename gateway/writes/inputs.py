@@ -7,9 +7,9 @@ from decimal import Decimal
 from typing import Any
 
 from gateway.design.model import Attribute, Entity, graphql_name
+from gateway.dynamo.requests import MAX_ITEM_BYTES
 from gateway.errors import BadUserInput
 
-MAX_ITEM_BYTES = 400 * 1024
 """DynamoDB's bound on one item: attribute names and values together."""
 
 Check = Callable[[str, Attribute, Any], Any]

@@ -8,11 +8,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from gateway.design.declaration import WriteModel
 from gateway.design.model import Entity
 from gateway.dynamo.accounting import Ledger
+from gateway.dynamo.requests import Refused
 from gateway.dynamo.store import Store
 from gateway.writes import building as writes
-from gateway.writes.building import Refused, WriteModel
 
 Progress = Callable[[str, int, int], None]
 """Told (phase, done, total) as the work goes; ``total`` may be an estimate while scanning."""

@@ -20,9 +20,11 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from gateway.design.declaration import WriteModel
 from gateway.design.keys import Ids
 from gateway.design.model import Collection, Copy, Entity, Item, Model
 from gateway.dynamo.accounting import Ledger
+from gateway.dynamo.requests import Refused, WriteOp
 from gateway.dynamo.store import Store
 from gateway.errors import Conflict, GatewayError, NotFound, Unavailable
 from gateway.execution import queries as plan
@@ -30,7 +32,7 @@ from gateway.execution.guard import Guard
 from gateway.writes import building as writes
 from gateway.writes import copies
 from gateway.writes import inputs as nested
-from gateway.writes.building import Member, Refused, WriteModel, WriteOp
+from gateway.writes.building import Member
 
 log = logging.getLogger(__name__)
 
