@@ -221,7 +221,7 @@ class DataPlane:
         """A data plane sending where ``client`` sends, signing as it signs, retrying as it is configured to.
 
         With ``decode_items`` the items of an answer (Item, Items, Responses, Attributes) come back decoded by
-        ``gateway.wire``; without, in DynamoDB's wire format as botocore returns them.
+        ``gateway.dynamo.wire``; without, in DynamoDB's wire format as botocore returns them.
 
         None when the client reaches the endpoint through an HTTP proxy (its config's or the environment's, as
         botocore finds it), which the data plane does not speak.
@@ -387,7 +387,7 @@ def _blob(value: Any) -> str:
 
 
 def _decoded(operation: str, raw: bytes) -> dict[str, Any]:
-    """A 2xx answer with its items decoded by ``gateway.wire``, the rest as DynamoDB sent it.
+    """A 2xx answer with its items decoded by ``gateway.dynamo.wire``, the rest as DynamoDB sent it.
 
     orjson refuses a body with a lone surrogate escape, which DynamoDB stores and returns as written: such a body
     is read by the standard library, and its items that hold such text come back ``Unreadable``. So does an item

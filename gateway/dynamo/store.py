@@ -475,7 +475,7 @@ def table_definition(model: Model) -> CreateTableDefinition:
             {"AttributeName": table_index.pk, "KeyType": "HASH"},
             {"AttributeName": table_index.sk, "KeyType": "RANGE"},
         ],
-        # Subscriptions read changes from the stream, whoever wrote them (gateway/streams.py).
+        # Subscriptions read changes from the stream, whoever wrote them (gateway/live/relay.py).
         "StreamSpecification": {"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"},
     }
     if gsis:  # DynamoDB refuses an empty list

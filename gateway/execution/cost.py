@@ -1,6 +1,6 @@
 """Limits checked before execution: depth, aliases, ``first``, and an estimate of the DynamoDB requests to come.
 
-The estimate is the walk that executes the operation (``gateway.walk``), run over a worst-case stand-in for the
+The estimate is the walk that executes the operation (``execution.walk``), run over a worst-case stand-in for the
 table: every page full, every item present, no two ids alike. Calls and rounds are therefore upper bounds of what
 the operation sends, reached when the data is that large. A Query whose answer passes DynamoDB's 1 MB page size
 takes more calls than estimated. A mutation field counts as one write, the reads of its result a round later
@@ -13,6 +13,7 @@ planned no further, as execution would answer it, and such a plan is made for it
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections import OrderedDict
 from collections.abc import Coroutine, Mapping
@@ -40,7 +41,7 @@ from gateway.config import Settings
 from gateway.design.keys import Ids
 from gateway.design.model import Collection, Entity, Item, Model
 from gateway.errors import CostLimit, Forbidden
-from gateway.execution import queries as plan
+from gateway.execution import queries
 from gateway.execution.guard import Guard
 from gateway.execution.selection import Scope, children, fields, object_types
 from gateway.execution.walk import ItemKey, Planned, TooLarge, Walk
@@ -67,31 +68,22 @@ class InvalidVariables(Exception):
 
 @dataclass(frozen=True)
 class Budget:
-    max_depth: int = 12
-    max_aliases: int = 30
-    max_tokens: int = 5000
-    max_calls: int = 250
-    max_rounds: int = 8
-    max_objects: int = 20_000
-    default_page_size: int = 20
-    max_page_size: int = 100
-    filter_read_calls: int = 3
-    introspection: str = "on"
+    """The limits an operation is checked against: the served settings' own, defaults included."""
+
+    max_depth: int = Settings.max_depth
+    max_aliases: int = Settings.max_aliases
+    max_tokens: int = Settings.max_tokens
+    max_calls: int = Settings.max_calls
+    max_rounds: int = Settings.max_rounds
+    max_objects: int = Settings.max_objects
+    default_page_size: int = Settings.default_page_size
+    max_page_size: int = Settings.max_page_size
+    filter_read_calls: int = Settings.filter_read_calls
+    introspection: str = Settings.introspection
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Budget:
-        return cls(
-            max_depth=settings.max_depth,
-            max_aliases=settings.max_aliases,
-            max_tokens=settings.max_tokens,
-            max_calls=settings.max_calls,
-            max_rounds=settings.max_rounds,
-            max_objects=settings.max_objects,
-            default_page_size=settings.default_page_size,
-            max_page_size=settings.max_page_size,
-            filter_read_calls=settings.filter_read_calls,
-            introspection=settings.introspection,
-        )
+        return cls(**{one.name: getattr(settings, one.name) for one in dataclasses.fields(cls)})
 
 
 @dataclass(frozen=True)
@@ -397,7 +389,7 @@ class _WorstCase:
         for entity, ids in keys:
             self._item(entity, ids)
 
-    async def page(self, collection: Collection, parent_ids: Ids, window: plan.Window) -> _Page:
+    async def page(self, collection: Collection, parent_ids: Ids, window: queries.Window) -> _Page:
         shape = collection.member.keys[collection.index].fields
         members = []
         for _ in range(window.size):
@@ -410,7 +402,7 @@ class _WorstCase:
 
     async def parent_and_page(self, entity: Entity, ids: Ids, collection: Collection, size: int) -> _Page:
         self._item(entity, ids)
-        return await self.page(collection, ids, plan.Window(size))
+        return await self.page(collection, ids, queries.Window(size))
 
     async def gather(self, work: list[Coroutine[Any, Any, None]]) -> None:
         try:

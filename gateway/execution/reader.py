@@ -22,7 +22,7 @@ from gateway.design.model import Collection, Entity, Item, Model
 from gateway.dynamo import accounting, wire
 from gateway.dynamo.accounting import Ledger, current_round, next_round, reached
 from gateway.dynamo.store import BatchResult, Key, QueryRequest, QueryResult
-from gateway.execution import queries as plan
+from gateway.execution import queries
 from gateway.execution.cursors import CursorCodec
 from gateway.execution.guard import Guard
 from gateway.execution.selection import Field, Scope
@@ -33,7 +33,7 @@ log = logging.getLogger(__name__)
 _FOLLOW_UP = 100
 
 _ItemKey = tuple[str, str]
-_PageKey = tuple[str, plan.Window]
+_PageKey = tuple[str, queries.Window]
 _Read = tuple[Item, tuple[Entity, dict[str, str]] | None]
 """An item as read, with the entity and ids it was recognised as (None for an unknown shape)."""
 
@@ -217,12 +217,12 @@ class Reader:
 
     # --- pages ----------------------------------------------------------------------------------------------
 
-    def window(self, args: Mapping[str, Any], first_given: bool, collection: Collection) -> plan.Window:
+    def window(self, args: Mapping[str, Any], first_given: bool, collection: Collection) -> queries.Window:
         """The page a connection's arguments ask for, with this gateway's page sizes."""
         settings = self._settings
-        return plan.window(args, first_given, settings.default_page_size, settings.max_page_size, collection)
+        return queries.window(args, first_given, settings.default_page_size, settings.max_page_size, collection)
 
-    async def page(self, collection: Collection, parent_ids: Ids, window: plan.Window) -> Page:
+    async def page(self, collection: Collection, parent_ids: Ids, window: queries.Window) -> Page:
         """A page of ``collection``; the same page asked for twice in one request is read once."""
         self.guard.check_query(collection, parent_ids)
         key = self._page_key(collection, parent_ids, window)
@@ -232,12 +232,12 @@ class Reader:
         reached(page.round)
         return page
 
-    async def _read_page(self, collection: Collection, parent_ids: Ids, window: plan.Window) -> Page:
+    async def _read_page(self, collection: Collection, parent_ids: Ids, window: queries.Window) -> Page:
         cursor = window.cursor
         start_key = self._decode_cursor(collection, parent_ids, cursor, window.argument) if cursor is not None else None
         if collection.shards > 1:
             return await self._read_shards(collection, parent_ids, window, start_key)
-        request = plan.members_query(self.model, collection, parent_ids, window.size, start_key, window)
+        request = queries.members_query(self.model, collection, parent_ids, window.size, start_key, window)
         if window.filter is None:
             read, _ = await self._query_members(collection, request, window.size)
             return self._make_page(collection, parent_ids, read, window, current_round())
@@ -245,12 +245,12 @@ class Reader:
         return self._make_page(collection, parent_ids, read, window, current_round(), stopped)
 
     async def _read_shards(
-        self, collection: Collection, parent_ids: Ids, window: plan.Window, start_key: Key | None
+        self, collection: Collection, parent_ids: Ids, window: queries.Window, start_key: Key | None
     ) -> Page:
         """A page of a sharded collection: one Query per shard, all sent at once, each for the whole page; their
         members merged by sort key, the way the page reads."""
         requests = [
-            plan.members_query(self.model, collection, parent_ids, window.size, start_key, window, shard)
+            queries.members_query(self.model, collection, parent_ids, window.size, start_key, window, shard)
             for shard in range(collection.shards)
         ]
         filtered = window.filter is not None
@@ -278,7 +278,7 @@ class Reader:
         first, the key where reading stopped."""
         read: list[_Read] = []
         start_key = request.start_key
-        for limit in plan.filter_limits(size, self._settings.filter_read_calls):
+        for limit in queries.filter_limits(size, self._settings.filter_read_calls):
             result = await self.store.query_once(replace(request, limit=limit, start_key=start_key), self.ledger)
             read += self._recognise(self._screened(result.items))
             start_key = result.last_key
@@ -318,11 +318,11 @@ class Reader:
         collection: Collection,
         parent_ids: Ids,
         read: list[_Read],
-        window: plan.Window,
+        window: queries.Window,
         round_: int,
         stopped_at: Key | None = None,
     ) -> Page:
-        binding = plan.binding(collection, parent_ids)
+        binding = queries.binding(collection, parent_ids)
         fields = self.model.position_fields(collection)
         table = self.model.index(None)
         members: list[Member] = []
@@ -348,11 +348,11 @@ class Reader:
         return Page(members[: window.size], has_next=more, has_previous=cursor_given, round=round_, stopped=stopped)
 
     def _decode_cursor(self, collection: Collection, parent_ids: Ids, cursor: str, argument: str) -> Key:
-        binding = plan.binding(collection, parent_ids)
+        binding = queries.binding(collection, parent_ids)
         return self._codec.decode(binding, cursor, self.model.position_fields(collection), argument)
 
-    def _page_key(self, collection: Collection, parent_ids: Ids, window: plan.Window) -> _PageKey:
-        return plan.binding(collection, parent_ids), window
+    def _page_key(self, collection: Collection, parent_ids: Ids, window: queries.Window) -> _PageKey:
+        return queries.binding(collection, parent_ids), window
 
     # --- the walk ----------------------------------------------------------------------------------------------
 
@@ -424,17 +424,17 @@ class Reader:
 
     async def parent_and_page(self, entity: Entity, ids: Ids, collection: Collection, size: int) -> Page:
         await self._parent_with_page(entity, ids, collection, size)
-        return await self._pages[self._page_key(collection, ids, plan.Window(size))]
+        return await self._pages[self._page_key(collection, ids, queries.Window(size))]
 
     async def gather(self, work: list[Coroutine[Any, Any, None]]) -> None:
         await accounting.gather(*work)
 
     async def _parent_with_page(self, entity: Entity, ids: Ids, collection: Collection, size: int) -> Item | None:
         self.guard.check_query(collection, ids)
-        request = plan.parent_and_members_query(self.model, collection, ids, size)
+        request = queries.parent_and_members_query(self.model, collection, ids, size)
         loop = asyncio.get_running_loop()
         page: asyncio.Future[Page] = _detach(loop.create_future())
-        self._pages[self._page_key(collection, ids, plan.Window(size))] = page
+        self._pages[self._page_key(collection, ids, queries.Window(size))] = page
         try:
             read, _ = await self._query_members(collection, request, size)
         except BaseException as error:
@@ -442,7 +442,7 @@ class Reader:
             raise
         parent = read[0][0] if read and _is(entity, read[0]) else None
         members = read[1:] if parent is not None else read
-        page.set_result(self._make_page(collection, ids, members, plan.Window(size), current_round()))
+        page.set_result(self._make_page(collection, ids, members, queries.Window(size), current_round()))
         self._prime(self._item_key(entity, ids), parent, current_round())
         return self._visible(entity, parent)
 

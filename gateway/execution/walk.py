@@ -33,12 +33,11 @@ from gateway.design.keys import Ids, validate_id
 from gateway.design.model import Collection, Entity, Item, Link, Model, Root
 from gateway.dynamo.store import BATCH_GET_LIMIT
 from gateway.errors import GatewayError
-from gateway.execution import filters
-from gateway.execution import queries as plan
+from gateway.execution import filters, queries
 from gateway.execution.selection import Field, Scope, children, fields
 
 ItemKey = tuple[str, str]
-PageKey = tuple[str, plan.Window]
+PageKey = tuple[str, queries.Window]
 
 
 _Alive = Callable[[], bool]
@@ -82,7 +81,7 @@ class Source(Protocol):
         """Read these items, all at once; ``cached`` knows them afterwards (None for those missing)."""
         ...
 
-    async def page(self, collection: Collection, parent_ids: Ids, window: plan.Window) -> PageRead: ...
+    async def page(self, collection: Collection, parent_ids: Ids, window: queries.Window) -> PageRead: ...
 
     async def parent_and_page(self, entity: Entity, ids: Ids, collection: Collection, size: int) -> PageRead:
         """The parent with its first page in one Query; ``cached`` knows the parent afterwards."""
@@ -119,7 +118,7 @@ class Planned:
 class _Query:
     collection: Collection
     parent_ids: Ids
-    window: plan.Window
+    window: queries.Window
     path: str
     parent: Entity | None = None
     """Set when the Query brings the parent too."""
@@ -308,7 +307,7 @@ class Walk:
                 continue
             if not self._model.parent_sorts_with_members(relation):
                 continue
-            if plan.narrows(relation, one.args):
+            if queries.narrows(relation, one.args):
                 continue  # the parent sorts at the head of the whole collection, not of one level
             if not set(relation.member.keys[relation.index].pk.fields) <= ids.keys():
                 continue
@@ -319,7 +318,7 @@ class Walk:
                 continue
             if not self._source.permits_query(relation, ids):
                 continue
-            page_key = (plan.binding(relation, ids), window)
+            page_key = (queries.binding(relation, ids), window)
             if page_key in self._pages or page_key in round_.queries:
                 continue
             query = _Query(relation, dict(ids), window, path, parent=entity)
@@ -335,7 +334,7 @@ class Walk:
         self, collection: Collection, ids: Ids, selected: Field, path: str, round_: _Round, alive: _Alive
     ) -> None:
         try:
-            ids = plan.narrowed(collection, ids, selected.args)
+            ids = queries.narrowed(collection, ids, selected.args)
         except GatewayError:
             return  # the field reports its own bad arguments
         if not self._source.permits_query(collection, ids):
@@ -344,7 +343,7 @@ class Walk:
         window = self._window(selected, collection)
         if window is None:
             return
-        key = (plan.binding(collection, ids), window)
+        key = (queries.binding(collection, ids), window)
         then = self._members(collection, selected, path, alive)
         if key in self._pages:
             page = self._pages[key]
@@ -409,11 +408,11 @@ class Walk:
         if self._max_objects is not None and self.objects > self._max_objects:
             raise TooLarge(self._max_objects)
 
-    def _window(self, selected: Field, collection: Collection) -> plan.Window | None:
+    def _window(self, selected: Field, collection: Collection) -> queries.Window | None:
         """The page ``selected`` asks for; None when its arguments are refused (the field reports why)."""
         first_given = "first" in selected.given and selected.args.get("first") is not None
         try:
-            return plan.window(selected.args, first_given, self._default, self._maximum, collection)
+            return queries.window(selected.args, first_given, self._default, self._maximum, collection)
         except GatewayError:
             return None
 
@@ -433,23 +432,25 @@ class Walk:
                 (name, "{" + name + "}") for name in query.collection.levels if name in query.parent_ids
             )
             if query.parent is not None:
-                request = plan.parent_and_members_query(self._model, query.collection, placeholders, query.window.size)
+                request = queries.parent_and_members_query(
+                    self._model, query.collection, placeholders, query.window.size
+                )
             else:
                 # A sharded page is one Query per shard, all in the same round.
                 shard = "<shard>" if query.collection.shards > 1 else 0
-                request = plan.members_query(
+                request = queries.members_query(
                     self._model, query.collection, placeholders, query.window.size, window=query.window, shard=shard
                 )
             shards = query.collection.shards
             described = _describe(request)
             if shards > 1:
-                described["partitions"] = plan.partitions(query.collection, placeholders)
+                described["partitions"] = queries.partitions(query.collection, placeholders)
             if query.window.filter is None:
                 self._add(query.path, "Query", shards, round_.number, request.limit * shards, described)
                 continue
             # A filtered page reads on until it fills: at worst every Query of its budget, one after another, and
             # what its members start waits for the last.
-            limits = plan.filter_limits(query.window.size, self._filter_read_calls)
+            limits = queries.filter_limits(query.window.size, self._filter_read_calls)
             for i, limit in enumerate(limits):
                 self._add(query.path, "Query", shards, round_.number + i, limit * shards, described | {"limit": limit})
             self._round.number = max(self._round.number, round_.number + len(limits))
@@ -502,13 +503,13 @@ class Walk:
     def _root_objects(self, field: Field, root: Root) -> list[tuple[Entity, Ids]]:
         if root.entity is None:
             values = field.args.get("ids") if root.many else [field.args.get("id")]
-            if not isinstance(values, list) or len(values) > plan.MAX_BATCH_IDS:
+            if not isinstance(values, list) or len(values) > queries.MAX_BATCH_IDS:
                 return []  # the field refuses a list too long, reading nothing
             return [global_ids.decode(self._model, str(value)) for value in values]
         entity: Entity = root.entity
         if root.many:
             ((argument, id_field),) = root.arguments
-            values = plan.batch_ids([str(one) for one in field.args.get(argument, [])], argument)
+            values = queries.batch_ids([str(one) for one in field.args.get(argument, [])], argument)
             return [(entity, {id_field: value}) for value in dict.fromkeys(values)]
         ids = {id_field: validate_id(str(field.args[argument]), argument) for argument, id_field in root.arguments}
         return [(entity, ids)]

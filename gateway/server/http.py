@@ -9,7 +9,7 @@
 - A JSON array of operations is refused unless ``max_batch`` allows it; then the answer is a JSON array.
 - Text that is not valid Unicode (bytes that are not UTF-8, a lone UTF-16 surrogate written as a JSON escape) is
   400 with ``BAD_USER_INPUT`` wherever the request carries it, before anything is parsed, run or sent.
-- A browser asking for HTML gets GraphiQL (gateway/playground.py), under a strict content security policy.
+- A browser asking for HTML gets GraphiQL (gateway/server/playground.py), under a strict content security policy.
 """
 
 from __future__ import annotations
@@ -186,7 +186,7 @@ class GraphQLEndpoint:
         except InvalidOperationTypeError as error:
             if error.operation_type == OperationType.MUTATION:
                 raise _Refused(405, "mutations are sent with POST", "METHOD_NOT_ALLOWED", {"Allow": "POST"}) from None
-            # Subscriptions stream: gateway/live.py serves them over WebSocket and server-sent events.
+            # Subscriptions stream: gateway/server/transports.py serves them over WebSocket and server-sent events.
             unserved = GraphQLError(
                 "subscriptions are served over WebSocket (graphql-transport-ws) or with Accept: text/event-stream",
                 extensions={"code": _VALIDATION_FAILED},

@@ -17,8 +17,7 @@ from gateway.design import global_ids
 from gateway.design.declaration import Declaration
 from gateway.design.keys import Ids
 from gateway.design.model import Attribute, Collection, Entity, Item, Link, Shape, attribute_values, graphql_name
-from gateway.execution import queries as plan
-from gateway.execution import selection
+from gateway.execution import queries, selection
 from gateway.execution.queries import Window
 from gateway.execution.reader import Member, Page
 from gateway.surface import hierarchy
@@ -55,7 +54,7 @@ from gateway.surface.types import (
     page_info,
     served_values,
 )
-from gateway.writes import building as writes
+from gateway.writes import building
 
 log = logging.getLogger(__name__)
 
@@ -418,7 +417,7 @@ class Builder:
 
 
 def served_version(entity: Entity, item: Item) -> int:
-    value = item.get(writes.VERSION)
+    value = item.get(building.VERSION)
     if isinstance(value, Decimal) and value == value.to_integral_value():
         return int(value)
     if value is not None:
@@ -436,7 +435,7 @@ def _window(info: Info, collection: Collection, parent_ids: dict[str, str]) -> t
     args = get_argument_values(raw.parent_type.fields[raw.field_name], node, variables)
     first_given = args.get("first") is not None and "first" in selection.given(node, variables)
     window: Window = info.context.reader.window(args, first_given, collection)
-    ids = plan.narrowed(collection, parent_ids, args) if plan.narrows(collection, args) else parent_ids
+    ids = queries.narrowed(collection, parent_ids, args) if queries.narrows(collection, args) else parent_ids
     return window, ids
 
 

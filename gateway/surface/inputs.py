@@ -14,8 +14,8 @@ from gateway.design.keys import Ids, validate_id
 from gateway.design.model import Attribute, Entity, graphql_name
 from gateway.errors import BadUserInput
 from gateway.surface.toolkit import Info
-from gateway.writes import building as writes
-from gateway.writes import inputs as nested
+from gateway.writes import building
+from gateway.writes import inputs as attribute_inputs
 from gateway.writes.writer import Token
 
 
@@ -53,7 +53,7 @@ def checked(name: str, spec: Attribute, value: Any) -> Any:
     if isinstance(value, date):  # the Date scalar refused anything that is not a date
         return value.isoformat()
     if spec.type in ("M", "L"):
-        return nested.stored(name, spec, value, checked)
+        return attribute_inputs.stored(name, spec, value, checked)
     if spec.type == "S" and (not value.strip() or len(value) > spec.max_length):
         raise BadUserInput(f"{name} must be 1 to {spec.max_length} characters, not blank", argument=name)
     if spec.type in ("INT", "N"):
@@ -79,7 +79,7 @@ def on_create(entity: Entity, ids: Ids) -> dict[str, Any]:
         if spec.from_id is not None:
             out[name] = ids[spec.from_id]
         elif spec.on_create == "today":
-            out[name] = writes.today()
+            out[name] = building.today()
     return out
 
 
@@ -88,7 +88,7 @@ def token_of(info: Info, client_token: str | None, data: object) -> Token | None
         return None
     arguments = dataclasses.asdict(data)  # type: ignore[call-overload]  # a strawberry input is a dataclass
     caller = info.context.guard.principal.subject
-    return Token(validate_id(client_token, "clientToken"), writes.fingerprint(info.field_name, arguments, caller))
+    return Token(validate_id(client_token, "clientToken"), building.fingerprint(info.field_name, arguments, caller))
 
 
 def expected_version(value: int | None) -> int | None:

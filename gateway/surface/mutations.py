@@ -31,7 +31,7 @@ from gateway.surface.types import (
     NotFoundError,
     ValidationFailedError,
 )
-from gateway.writes import building as writes
+from gateway.writes import building
 from gateway.writes.writer import Writer
 
 
@@ -91,7 +91,7 @@ def _create(builder: Builder, entity: Entity, verb: str) -> Callable[..., Any]:
     async def create(info: Info, data: Any, client_token: str | None) -> Any:
         ids = {name: validate_id(getattr(data, name), graphql_name(name)) for name in given}
         if entity.mint is not None:
-            ids[entity.mint] = writes.mint_id()
+            ids[entity.mint] = building.mint_id()
         attributes = {**inputs(entity, data), **on_create(entity, ids)}
         token = token_of(info, client_token, data)
         return await _written(

@@ -13,7 +13,7 @@ from gateway.design.model import Entity
 from gateway.dynamo.accounting import Ledger
 from gateway.dynamo.requests import Refused
 from gateway.dynamo.store import Store
-from gateway.writes import building as writes
+from gateway.writes import building
 
 Progress = Callable[[str, int, int], None]
 """Told (phase, done, total) as the work goes; ``total`` may be an estimate while scanning."""
@@ -52,13 +52,13 @@ async def recount(store: Store, declaration: WriteModel, progress: Progress) -> 
     members: Counter[tuple[tuple[str, str], str]] = Counter()
     estimate = await store.estimated_item_count()
     async for page in store.scan_pages(ledger):
-        members.update(writes.member_counts(declaration, page))
+        members.update(building.member_counts(declaration, page))
         for item in page:
             found = model.recognise(item)
             counters = declaration.children_of(found[0]) if found else []
             if found and counters:
                 seen = {counted.attribute: item.get(counted.attribute) for counted in counters}
-                parents[writes.model_key(model, *found)] = _Parent(*found, seen)
+                parents[building.model_key(model, *found)] = _Parent(*found, seen)
         report.scanned += len(page)
         progress("scanning", report.scanned, max(estimate, report.scanned))
     for (key, attribute), count in members.items():
@@ -74,7 +74,7 @@ async def recount(store: Store, declaration: WriteModel, progress: Progress) -> 
     async def correct(parent: _Parent) -> None:
         nonlocal done
         counts = {attribute: parent.counts[attribute] for attribute in parent.seen}
-        op = writes.recount(model, parent.entity, parent.ids, counts, parent.seen)
+        op = building.recount(model, parent.entity, parent.ids, counts, parent.seen)
         async with limit:
             try:
                 await store.write([op], ledger)

@@ -6,7 +6,7 @@ is deleted only by a write whose condition says its counters are 0.
 
 A write whose answer was lost is sent again by botocore. Transactions carry a ``ClientRequestToken``, so DynamoDB
 answers their retry as the first time. A single write has none: its retry is refused by its own condition, and the
-writer recognises its own applied write (``writes.outcome_of``) instead of reporting that refusal.
+writer recognises its own applied write (``building.outcome_of``) instead of reporting that refusal.
 """
 
 from __future__ import annotations
@@ -27,11 +27,10 @@ from gateway.dynamo.accounting import Ledger
 from gateway.dynamo.requests import Refused, WriteOp
 from gateway.dynamo.store import Store
 from gateway.errors import Conflict, GatewayError, NotFound, Unavailable
-from gateway.execution import queries as plan
+from gateway.execution import queries
 from gateway.execution.guard import Guard
-from gateway.writes import building as writes
-from gateway.writes import copies
-from gateway.writes import inputs as nested
+from gateway.writes import building, copies
+from gateway.writes import inputs as attribute_inputs
 from gateway.writes.building import Member
 
 log = logging.getLogger(__name__)
@@ -77,9 +76,9 @@ class Writer:
         counters = [counted.attribute for counted in self.declaration.children_of(entity)]
         copied, expected = await self._copied(entity, ids)
         attributes = {**attributes, **copied}
-        put = writes.create(self.model, entity, ids, attributes, counters, write_id=writes.new_write_id())
-        nested.check_size(entity, put.item or {})
-        ops = _expecting(self.model, [put, *writes.counter_ops(self.declaration, [(entity, ids)], +1)], expected)
+        put = building.create(self.model, entity, ids, attributes, counters, write_id=building.new_write_id())
+        attribute_inputs.check_size(entity, put.item or {})
+        ops = _expecting(self.model, [put, *building.counter_ops(self.declaration, [(entity, ids)], +1)], expected)
         try:
             applied = await self._apply(ops, token, {"ids": dict(ids)})
         except Refused as refused:
@@ -100,12 +99,12 @@ class Writer:
     ) -> Item:
         """Set or remove attributes if the item is still at ``expected_version``; the item as it is after."""
         ids = await self._complete(entity, ids, all_ids=True)
-        write_id = writes.new_write_id()
-        nested.check_size(entity, {**self.model.key(entity, ids), **changes})
+        write_id = building.new_write_id()
+        attribute_inputs.check_size(entity, {**self.model.key(entity, ids), **changes})
         if copies.changes_source(self.model, entity, changes):
             # Marked in the same write: until every copy is rewritten, the parent says so.
             changes = {**changes, copies.PENDING: write_id}
-        op = writes.update(self.model, entity, ids, changes, expected_version, write_id=write_id)
+        op = building.update(self.model, entity, ids, changes, expected_version, write_id=write_id)
         try:
             applied = await self._apply([op], token, {"ids": dict(ids)})
         except Refused as refused:
@@ -143,14 +142,14 @@ class Writer:
         deleted: Counter[str] = Counter()
         missing_parents: set[tuple[str, str]] = set()
         for _ in range(CASCADE_ROUNDS):
-            op = writes.delete(
+            op = building.delete(
                 self.model,
                 entity,
                 ids,
                 expected_version=expected_version,
                 empty_counters=[c.attribute for c in self.declaration.children_of(entity)],
             )
-            ops = [op, *writes.counter_ops(self.declaration, [(entity, ids)], -1, missing_parents)]
+            ops = [op, *building.counter_ops(self.declaration, [(entity, ids)], -1, missing_parents)]
             result = {"deleted": dict(deleted + Counter({entity.name: 1}))}
             try:
                 applied = await self._apply(ops, token, result)
@@ -183,7 +182,7 @@ class Writer:
         """
         sent = list(ops)
         if token is not None:
-            sent.append(writes.token_record(self.declaration, self.caller, token.value, token.fingerprint, result))
+            sent.append(building.token_record(self.declaration, self.caller, token.value, token.fingerprint, result))
         self._check(sent)
         try:
             return _Applied(item=await self.store.write(sent, self.ledger))
@@ -221,7 +220,7 @@ class Writer:
         """The result recorded for ``token``'s mutation, if it was applied; TOKEN_REUSED if it was another one."""
         if token is None:
             return None
-        ids = writes.token_ids(self.declaration, self.caller, token.value)
+        ids = building.token_ids(self.declaration, self.caller, token.value)
         record = await self.store.get_item(self.model.key(self.declaration.token, ids), self.ledger)
         if record is None or record.get("expiresAt", 0) < time.time():
             return None
@@ -234,12 +233,12 @@ class Writer:
         """Why a write on the item itself was refused, from the item as it was."""
         entity, ids = op.target.entity, op.target.ids
         if op.action == "Put":
-            version = writes.version_of(old) if old else None
+            version = building.version_of(old) if old else None
             return Conflict(f"{_describe(entity, ids)} already exists", reason="ALREADY_EXISTS", currentVersion=version)
         found = self.model.ids_of(entity, old) if old is not None else None
         if old is None or found is None or any(found.get(k) != v for k, v in ids.items()):
             return NotFound(f"{_describe(entity, ids)} does not exist", entity=entity.name)
-        version = writes.version_of(old)
+        version = building.version_of(old)
         if expected_version is not None and version != expected_version:
             return Conflict(
                 f"{_describe(entity, ids)} is at version {version}, not {expected_version}",
@@ -367,7 +366,7 @@ class Writer:
     async def _member_pages(self, collection: Collection, ids: Ids) -> AsyncIterator[list[Item]]:
         """Every item in the members' range, a page at a time, shard after shard of a sharded collection."""
         for shard in range(collection.shards):
-            request = plan.members_query(self.model, collection, ids, CASCADE_PAGE - 1, shard=shard)
+            request = queries.members_query(self.model, collection, ids, CASCADE_PAGE - 1, shard=shard)
             async for page in self.store.query_pages(request, self.ledger):
                 yield page
 
@@ -383,14 +382,14 @@ class Writer:
                 if refused.reasons[0].code == "ConditionalCheckFailed":
                     return None
                 gone = {
-                    writes.model_key(self.model, op.target.entity, op.target.ids)
+                    building.model_key(self.model, op.target.entity, op.target.ids)
                     for op, reason in zip(ops, refused.reasons, strict=True)
                     if op.target.role == "member" and reason.code == "ConditionalCheckFailed"
                 }
                 if not gone:
                     raise
                 member = copy.collection.member
-                batch = [one for one in batch if writes.model_key(self.model, member, one[1]) not in gone]
+                batch = [one for one in batch if building.model_key(self.model, member, one[1]) not in gone]
                 continue
             return len(batch)
         return 0
@@ -415,14 +414,14 @@ class Writer:
                         with contextlib.suppress(NotFound):
                             deleted.update(await self.delete(member, one[1], cascade=True))
                     continue
-                for batch in writes.member_batches(self.declaration, members):
+                for batch in building.member_batches(self.declaration, members):
                     await self._delete_members(batch, deleted)
 
     async def _delete_members(self, members: list[Member], deleted: Counter[str]) -> None:
         """One batch; members already gone and parents that never existed are left out and the rest sent again."""
         skip: set[tuple[str, str]] = set()
         while members:
-            ops = writes.member_deletes(self.declaration, members, skip)
+            ops = building.member_deletes(self.declaration, members, skip)
             self._check(ops)
             try:
                 await self.store.write(ops, self.ledger)
@@ -446,7 +445,7 @@ class Writer:
 def _settle(op: WriteOp, refused: Refused) -> _Applied:
     """A refused single write that was applied by an attempt whose answer was lost is a success; an unknown
     outcome is UNAVAILABLE, never a refusal; anything else is the refusal, raised again."""
-    outcome = writes.outcome_of(op, refused)
+    outcome = building.outcome_of(op, refused)
     if outcome == "applied":
         return _Applied(item=refused.reasons[0].item)
     if outcome == "unknown":
@@ -472,7 +471,7 @@ def _reason_of(ops: Sequence[WriteOp], refused: Refused, role: str) -> Item | No
 def _missing_parents(model: Any, ops: Sequence[WriteOp], refused: Refused) -> set[tuple[str, str]]:
     """Parents whose counter update was refused because the parent item does not exist."""
     return {
-        writes.model_key(model, op.target.entity, op.target.ids)
+        building.model_key(model, op.target.entity, op.target.ids)
         for op, reason in zip(ops, refused.reasons, strict=False)
         if op.target.role == "parent" and reason.code == "ConditionalCheckFailed" and reason.item is None
     }
