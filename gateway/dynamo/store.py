@@ -1,8 +1,9 @@
-"""The store: the only module that talks to DynamoDB. Point reads are batched, lists are Queries.
+"""The store: every request to the table (the stream has a client of its own, ``dynamo.streams``). Point reads
+are batched, lists are Queries.
 
 Writes are conditional, alone or in one transaction; GetItem only reads back what a write just did. The one
 Scan, ``scan_pages``, exists for the offline ``tablegraph recount`` and is never used while serving.
-``ClientError`` and connection failures become our own errors here.
+``ClientError`` and connection failures become our own errors through ``dynamo.client.translate``.
 """
 
 from __future__ import annotations
