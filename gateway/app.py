@@ -70,7 +70,7 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        async with Store.open(settings, model) as store, Feed.open(settings, store) as feed:
+        async with Store.open(settings, model) as store, Feed.open(settings, store, observe.task_crashed) as feed:
             app.state.store = store
             app.state.feed = feed
             # What start-up built (modules, the schema, botocore's service model) lives as long as the process.
@@ -90,6 +90,9 @@ def create_app(
 
     async def readyz(request: Request) -> Response:
         store: Store = request.app.state.store
+        feed: Feed = request.app.state.feed
+        if feed.down:
+            return JSONResponse({"status": "unavailable", "table": store.table, "feed": "restarting"}, status_code=503)
         if await store.ping():
             return JSONResponse({"status": "ok", "table": store.table})
         return JSONResponse({"status": "unavailable", "table": store.table}, status_code=503)

@@ -23,6 +23,7 @@ from gateway.config import Settings
 from gateway.errors import GatewayError, Unavailable
 from gateway.model import Entity, Item, Model
 from gateway.store import BatchResult, Key, QueryRequest, QueryResult, Store
+from gateway.supervise import OnCrash, Supervised
 
 log = logging.getLogger(__name__)
 
@@ -94,8 +95,17 @@ class Watch:
 class Feed:
     """This process's subscriptions and the changes that reach them."""
 
-    def __init__(self, store: Store, client: streams.StreamClient | None = None, arn: str | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        client: streams.StreamClient | None = None,
+        arn: str | None = None,
+        on_crash: OnCrash | None = None,
+    ) -> None:
         self.store = store
+        self.on_crash = on_crash
+        self.supervised: Supervised | None = None
+        """The relay, restarted after a crash: None until the first subscription."""
         self.model = store.model
         self.client = client
         self.arn = arn
@@ -107,7 +117,7 @@ class Feed:
 
     @classmethod
     @asynccontextmanager
-    async def open(cls, settings: Settings, store: Store) -> AsyncIterator[Feed]:
+    async def open(cls, settings: Settings, store: Store, on_crash: OnCrash | None = None) -> AsyncIterator[Feed]:
         """The feed of the table's stream, read through the lease; without a stream, subscriptions are refused."""
         async with streams.StreamClient.open(settings, store.model) as client:
             try:
@@ -117,12 +127,17 @@ class Feed:
                 arn = None
             if arn is None:
                 log.warning("table %s has no stream with images: subscriptions are refused", store.table)
-            feed = cls(store, client, arn)
+            feed = cls(store, client, arn, on_crash)
             try:
                 yield feed
             finally:
                 feed.close()
                 await streams.cancelled(feed._relaying)
+
+    @property
+    def down(self) -> bool:
+        """Whether the relay crashed and has not yet run steadily again: changes wait until it has."""
+        return self.supervised is not None and self.supervised.down
 
     def close(self) -> None:
         """End every subscription (shutting down); none starts from now on."""
@@ -141,7 +156,8 @@ class Feed:
             # A process reads (or follows) the stream from its first subscription on: one that serves none
             # sends DynamoDB Streams nothing.
             self.relay = streams.Relay(self.client, self.arn, self.publish)
-            self._relaying = asyncio.create_task(self.relay.run())
+            self.supervised = Supervised("stream-relay", self.relay.run, self.on_crash)
+            self._relaying = self.supervised.start()
         watch = Watch(topics)
         for topic in topics:
             self._watches.setdefault(topic, set()).add(watch)

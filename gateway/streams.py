@@ -17,6 +17,7 @@ import asyncio
 import base64
 import binascii
 import hmac
+import json
 import logging
 import secrets
 import time
@@ -462,6 +463,8 @@ class Relay:
         """The stream's reader while this process holds the lease."""
         self.connected = asyncio.Event()
         """Set while this process receives the holder's records."""
+        self.checkpoint: dict[str, str] = {}
+        """Where this process's last reader got to: a restart after a crash reads on from here."""
 
     async def run(self) -> None:
         self._server = await asyncio.start_server(self._follower, "127.0.0.1", 0)
@@ -477,6 +480,8 @@ class Relay:
                     continue
                 if lease is None or not lease.live or lease.holder == self.holder:
                     checkpoint = lease.checkpoint if lease is not None else {}
+                    if self.checkpoint and (lease is None or lease.holder == self.holder):
+                        checkpoint = self.checkpoint  # ahead of the lease's, renewed only every few seconds
                     if await self._take(checkpoint):
                         await self._hold(checkpoint)
                         continue
@@ -484,17 +489,21 @@ class Relay:
                 if lease is not None and lease.live and lease.holder != self.holder:
                     await self._receive(lease.address, lease.secret)
                 await asyncio.sleep(self._retry)
+        except asyncio.CancelledError:
+            # Shutting down: another process takes over at once. After a crash the lease keeps its checkpoint.
+            await self.client.release(self.holder)
+            raise
         finally:
             self._server.close()
             for writer in self._followers:
                 writer.close()
-            await self.client.release(self.holder)
 
     async def _hold(self, checkpoint: dict[str, str]) -> None:
         log.info("process %s reads the stream of %s", self.holder, self.client.table)
         reader = self.reader = Reader(
             self.client, self.arn, self._fan_out, dict(checkpoint), self._poll, self._discover
         )
+        self.checkpoint = reader.checkpoint
         reading = asyncio.create_task(reader.run())
         try:
             while not reading.done():
@@ -522,7 +531,9 @@ class Relay:
 
     def _fan_out(self, record: Record) -> None:
         _deliver(self._publish, record)
-        line = orjson.dumps(record) + b"\n"
+        line = _line(record)
+        if line is None:
+            return
         for writer in list(self._followers):
             if writer.is_closing():
                 self._followers.discard(writer)
@@ -548,12 +559,42 @@ class Relay:
         self.connected.set()
         try:
             while line := await reader.readline():
-                _deliver(self._publish, orjson.loads(line))
-        except (ConnectionError, orjson.JSONDecodeError):
+                record = _record_of(line)
+                if record is not None:
+                    _deliver(self._publish, record)
+        except ConnectionError:
             pass
         finally:
             self.connected.clear()
             writer.close()
+
+
+def _line(record: Record) -> bytes | None:
+    """``record`` as one line for the other processes; None (logged) when it cannot be written at all."""
+    try:
+        return orjson.dumps(record) + b"\n"
+    except orjson.JSONEncodeError:
+        pass
+    try:
+        # DynamoDB stores text that UTF-8 cannot carry (a lone surrogate); an ASCII escape carries it as stored.
+        return json.dumps(record, ensure_ascii=True, separators=(",", ":")).encode() + b"\n"
+    except (TypeError, ValueError):
+        log.error("a stream record could not be passed on to the other processes: %s", record.get("position"))
+        return None
+
+
+def _record_of(line: bytes) -> Record | None:
+    try:
+        found: Record = orjson.loads(line)
+        return found
+    except orjson.JSONDecodeError:
+        pass
+    try:
+        found = json.loads(line)  # keeps what orjson refuses: a lone surrogate escape
+    except ValueError:
+        log.error("a line from the stream's reader was not a record; it was skipped")
+        return None
+    return found if isinstance(found, dict) else None
 
 
 def _deliver(publish: Publish, record: Record) -> None:

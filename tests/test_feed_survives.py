@@ -1,0 +1,105 @@
+"""The live feed survives whatever a record holds, and a crash of its relay: every other subscriber keeps receiving."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from gateway.feed import Feed
+from tests.conftest import Gateway
+from tests.test_subscriptions import PROJECTS, listening, put_project, put_workspace, socket
+
+LEASE = {"PK": {"S": "TABLEGRAPH#STREAM-LEASE"}, "SK": {"S": "LEASE"}}
+
+
+@pytest.fixture
+def served(gateway_factory: Callable[..., Gateway], fresh_table: str) -> Iterator[Gateway]:
+    with gateway_factory(fresh_table) as gateway:
+        yield gateway
+
+
+def put_raw_project(dynamodb: Any, table: str, ws: str, project: str, title: dict[str, Any]) -> None:
+    """A project written by another tool: its title as given, whatever DynamoDB accepts."""
+    item = {"PK": {"S": f"WS#{ws}"}, "SK": {"S": f"PROJ#{project}"}, "title": title}
+    dynamodb.put_item(TableName=table, Item=item)
+
+
+def codes(message: dict[str, Any]) -> set[str]:
+    return {error["extensions"]["code"] for error in message["payload"].get("errors", [])}
+
+
+async def test_poison_records_reach_their_subscriber_as_errors_and_stop_nobody(
+    served: Gateway, dynamodb: Any, fresh_table: str
+) -> None:
+    put_workspace(dynamodb, fresh_table, "ws-1")
+    put_workspace(dynamodb, fresh_table, "ws-2")
+    async with socket(served) as poisoned, socket(served) as other:
+        await poisoned.subscribe(PROJECTS, ws="ws-1")
+        await other.subscribe(PROJECTS, ws="ws-2")
+        await listening(served, watches=2)
+        put_project(dynamodb, fresh_table, "ws-1", "p-1", "before")
+        put_raw_project(dynamodb, fresh_table, "ws-1", "p-2", {"S": "lone \ud800 surrogate"})
+        put_project(dynamodb, fresh_table, "ws-2", "q-1", "other one")
+        put_raw_project(dynamodb, fresh_table, "ws-1", "p-3", {"N": "5"})
+        put_raw_project(dynamodb, fresh_table, "ws-1", "p-4", {"M": {"a": {"S": "b\udc00"}}})
+        put_raw_project(dynamodb, fresh_table, "ws-1", "p-5", {"S": "x" * 390_000})
+        put_project(dynamodb, fresh_table, "ws-1", "p-6", "after")
+        put_project(dynamodb, fresh_table, "ws-2", "q-2", "other two")
+        seen = [await poisoned.receive() for _ in range(6)]
+        theirs = [await other.event() for _ in range(2)]
+    assert [m["type"] for m in seen] == ["next"] * 6, seen
+    events = [m["payload"]["data"]["workspaceProjectsChanged"] for m in seen]
+    assert [e["node"]["projectId"] for e in events] == ["p-1", "p-2", "p-3", "p-4", "p-5", "p-6"]
+    # Text that is not valid Unicode, at the top or deep in a map: the event comes, with the error that says why.
+    assert [e["node"]["title"] for e in events[1:4]] == [None, None, None]
+    assert [codes(m) for m in seen[1:4]] == [{"UNREADABLE_ITEM"}, set(), {"UNREADABLE_ITEM"}]
+    # A number where text was declared is served as null (and logged), as a query serves it.
+    assert events[4]["node"]["title"] == "x" * 390_000
+    assert events[5]["node"]["title"] == "after"
+    assert [e["node"]["title"] for e in theirs] == ["other one", "other two"]
+    positions = [e["position"] for e in events]
+    assert len(set(positions)) == 6
+
+
+async def test_a_crashed_relay_is_restarted_from_its_checkpoint_and_reported(
+    served: Gateway, dynamodb: Any, fresh_table: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    feed: Feed = served.app.state.feed
+    put_workspace(dynamodb, fresh_table, "ws-1")
+    async with socket(served) as client:
+        await client.subscribe(PROJECTS, ws="ws-1")
+        await listening(served)
+        assert served.http.get("/readyz").status_code == 200
+        put_project(dynamodb, fresh_table, "ws-1", "p-1", "before")
+        assert (await client.event())["node"]["title"] == "before"
+        # Another tool overwrites the lease with an item the relay cannot read: it crashes when it next reads it.
+        with caplog.at_level(logging.ERROR, logger="gateway.supervise"):
+            dynamodb.put_item(TableName=fresh_table, Item={**LEASE, "until": {"N": str(2**53)}})
+            for _ in range(500):
+                if feed.down:
+                    break
+                await asyncio.sleep(0.02)
+            assert feed.down
+            ready = served.http.get("/readyz")
+            assert ready.status_code == 503
+            assert ready.json()["feed"] == "restarting"
+            # Written while the relay is down: delivered once it is back, from where it stopped.
+            put_project(dynamodb, fresh_table, "ws-1", "p-2", "while down")
+            put_project(dynamodb, fresh_table, "ws-1", "p-3", "while down too")
+            dynamodb.delete_item(TableName=fresh_table, Key=LEASE)
+            events = [await client.event() for _ in range(2)]
+        crash = feed.supervised.last_crash if feed.supervised else None
+    assert [e["node"]["title"] for e in events] == ["while down", "while down too"]
+    assert crash is not None
+    assert any(crash in record.getMessage() and record.exc_info for record in caplog.records)
+    metrics = served.http.get("/metrics").text
+    assert 'tablegraph_task_crashes_total{task="stream-relay"}' in metrics
+    for _ in range(500):
+        if not feed.down:
+            break
+        await asyncio.sleep(0.02)
+    assert served.http.get("/readyz").status_code == 200
