@@ -23,8 +23,9 @@ from gateway.declaration import Declaration, load
 from gateway.documents import Documents
 from gateway.extensions import Observed
 from gateway.feed import Feed
+from gateway.frontdoor import REQUEST_ID_HEADER, FrontDoor
 from gateway.graph import build
-from gateway.http import ACCOUNTING_HEADER, EXPLAIN_HEADER, REQUEST_ID_HEADER, GraphQLEndpoint
+from gateway.http import ACCOUNTING_HEADER, EXPLAIN_HEADER, GraphQLEndpoint
 from gateway.limits import Budget, Planner
 from gateway.live import LiveEndpoint, closing_on_exit
 from gateway.playground import ASSETS_PATH
@@ -57,10 +58,9 @@ def create_app(
     model, tenancy = declaration.model, declaration.tenancy
     authenticator = Authenticator.from_settings(settings, tenancy.grant_names)
     planner = Planner(schema._schema, model, Budget.from_settings(settings))
-    endpoint: Any = GraphQLEndpoint(
-        schema, settings, authenticator, tenancy, planner, Documents.from_settings(settings)
-    )
-    live = LiveEndpoint(schema, settings, authenticator, tenancy, planner)
+    door = FrontDoor(authenticator, Documents.from_settings(settings), settings.max_body_bytes)
+    endpoint: Any = GraphQLEndpoint(schema, settings, door, tenancy, planner)
+    live = LiveEndpoint(schema, settings, door, tenancy, planner)
     tracer = tracer_provider.get_tracer("tablegraph") if tracer_provider is not None else None
     graphql: ASGIApp = observe.WatchedEndpoint(
         live.events(endpoint), observe.OperationNames(settings.metrics_operation_names), tracer

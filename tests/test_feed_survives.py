@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -103,3 +104,21 @@ async def test_a_crashed_relay_is_restarted_from_its_checkpoint_and_reported(
             break
         await asyncio.sleep(0.02)
     assert served.http.get("/readyz").status_code == 200
+
+
+async def test_a_lone_surrogate_is_refused_over_every_transport(served: Gateway, fresh_table: str) -> None:
+    mutation = 'mutation($t: String!) { createProject(input: {workspaceId: "ws-1", title: $t}) { __typename } }'
+    raw = json.dumps({"query": mutation, "variables": {"t": "lone \ud800"}})
+    over_http = served.http.post("/graphql", content=raw, headers={"Content-Type": "application/json"})
+    over_sse = served.http.post(
+        "/graphql", content=raw, headers={"Content-Type": "application/json", "Accept": "text/event-stream"}
+    )
+    async with socket(served) as client:
+        await client.connection.send(json.dumps({"id": "1", "type": "subscribe", "payload": json.loads(raw)}))
+        refused = await client.receive()
+    assert over_http.status_code == 400
+    assert over_http.json()["errors"][0]["extensions"]["code"] == "BAD_USER_INPUT"
+    assert over_sse.status_code == 400
+    assert over_sse.json()["errors"][0]["extensions"]["code"] == "BAD_USER_INPUT"
+    assert refused["type"] == "error"
+    assert refused["payload"][0]["extensions"]["code"] == "BAD_USER_INPUT"
