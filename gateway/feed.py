@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections import deque
 from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
@@ -62,8 +63,12 @@ def collection_topic(name: str, parent: Entity, ids: dict[str, str]) -> Topic:
 class Watch:
     """The changes of some topics, in the order they arrived, until the feed closes."""
 
-    def __init__(self, topics: Sequence[Topic]) -> None:
+    def __init__(self, topics: Sequence[Topic], from_now: bool = False) -> None:
         self.topics = tuple(topics)
+        self.from_now = from_now
+        """Only changes made after it began (a subscription without a position): none read again from a
+        checkpoint by a reader that started after it."""
+        self.began = time.monotonic()
         self._changes: deque[Change] = deque()
         self._arrived = asyncio.Event()
         self._closed = False
@@ -147,7 +152,7 @@ class Feed:
                 watch.close()
 
     @contextmanager
-    def watch(self, topics: Sequence[Topic]) -> Iterator[Watch]:
+    def watch(self, topics: Sequence[Topic], from_now: bool = False) -> Iterator[Watch]:
         if self.arn is None:
             raise Unavailable("subscriptions need the table's stream (NEW_AND_OLD_IMAGES): see create-table")
         if self._closed:
@@ -158,7 +163,7 @@ class Feed:
             self.relay = streams.Relay(self.client, self.arn, self.publish)
             self.supervised = Supervised("stream-relay", self.relay.run, self.on_crash)
             self._relaying = self.supervised.start()
-        watch = Watch(topics)
+        watch = Watch(topics, from_now)
         for topic in topics:
             self._watches.setdefault(topic, set()).add(watch)
         try:
@@ -178,9 +183,12 @@ class Feed:
             return
         entity, ids, item = found
         watches: dict[int, Watch] = {}
+        # Read again from a checkpoint: it happened before the reader started, so before any watch that began since.
+        started = self.relay.started if record.get("replayed") and self.relay is not None else None
         for topic in self._topics(entity, ids):
             for watch in self._watches.get(topic, ()):
-                watches[id(watch)] = watch
+                if started is None or not watch.from_now or watch.began < started:
+                    watches[id(watch)] = watch
         if not watches:
             return
         change = Change(KINDS[record["event"]], entity, ids, item, record["position"], SharedReads(self.store))

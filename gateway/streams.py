@@ -42,7 +42,8 @@ log = logging.getLogger(__name__)
 
 Record = dict[str, Any]
 """One change as it travels: ``event`` (INSERT, MODIFY, REMOVE), ``keys``, ``new`` and ``old`` images in DynamoDB's
-wire format (absent when the stream has none), and ``position``."""
+wire format (absent when the stream has none), ``position``, and ``replayed`` when it was read again from a
+checkpoint (it happened before the reader that read it started)."""
 Publish = Callable[[Record], None]
 
 _LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
@@ -297,6 +298,8 @@ class Reader:
     discover: float = 2.0
     reading: set[str] = field(default_factory=set)
     """The shards being read now: a change written from here on is delivered."""
+    catching_up: set[str] = field(default_factory=set)
+    """The shards resumed from a checkpoint whose present is not reached yet."""
 
     async def run(self) -> None:
         following: dict[str, asyncio.Task[None]] = {}
@@ -342,6 +345,11 @@ class Reader:
             log.warning("the stream no longer holds shard %s from its checkpoint: reading what it keeps", shard)
             iterator = await self.client.iterator(self.arn, shard, "TRIM_HORIZON")
         self.reading.add(shard)
+        # Resumed from a checkpoint, the first records are from before this reader started: marked, until the
+        # shard's present is reached, so that subscriptions that began since are not handed them as new.
+        catching_up = kind == "AFTER_SEQUENCE_NUMBER"
+        if catching_up:
+            self.catching_up.add(shard)
         try:
             while iterator is not None:
                 records, iterator = await self.client.records(iterator)
@@ -351,11 +359,17 @@ class Reader:
                         # Read to its end before this shard started: its child's place stands for it.
                         self.checkpoint.pop(parent, None)
                     record["position"] = position(self.checkpoint, record.pop("time"))
+                    if catching_up:
+                        record["replayed"] = True
                     self.publish(record)
-                if not records and iterator is not None:
-                    await asyncio.sleep(self.poll)
+                if not records:
+                    catching_up = False
+                    self.catching_up.discard(shard)
+                    if iterator is not None:
+                        await asyncio.sleep(self.poll)
         finally:
             self.reading.discard(shard)
+            self.catching_up.discard(shard)
 
 
 async def replay(client: StreamClient, arn: str, after: str) -> AsyncIterator[Record]:
@@ -465,6 +479,10 @@ class Relay:
         """Set while this process receives the holder's records."""
         self.checkpoint: dict[str, str] = {}
         """Where this process's last reader got to: a restart after a crash reads on from here."""
+        self.started = time.monotonic()
+        """When this process began receiving records as it does now: a subscription older than that is owed the
+        records read again from a checkpoint (``replayed``); a newer one is not, they predate it."""
+        self._begun = False
 
     async def run(self) -> None:
         self._server = await asyncio.start_server(self._follower, "127.0.0.1", 0)
@@ -498,8 +516,15 @@ class Relay:
             for writer in self._followers:
                 writer.close()
 
+    def _begin(self) -> None:
+        """Taking the lease over, or following another holder, after a crash or a takeover: from now."""
+        if self._begun:
+            self.started = time.monotonic()
+        self._begun = True
+
     async def _hold(self, checkpoint: dict[str, str]) -> None:
         log.info("process %s reads the stream of %s", self.holder, self.client.table)
+        self._begin()
         reader = self.reader = Reader(
             self.client, self.arn, self._fan_out, dict(checkpoint), self._poll, self._discover
         )
@@ -556,6 +581,7 @@ class Relay:
         except OSError:
             return  # the holder is gone; its lease lapses soon
         writer.write(secret.encode() + b"\n")
+        self._begin()
         self.connected.set()
         try:
             while line := await reader.readline():

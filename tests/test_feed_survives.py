@@ -122,3 +122,42 @@ async def test_a_lone_surrogate_is_refused_over_every_transport(served: Gateway,
     assert over_sse.json()["errors"][0]["extensions"]["code"] == "BAD_USER_INPUT"
     assert refused["type"] == "error"
     assert refused["payload"][0]["extensions"]["code"] == "BAD_USER_INPUT"
+
+
+async def test_after_a_crash_a_new_subscriber_receives_only_what_happens_after_it_subscribed(
+    gateway_factory: Callable[..., Gateway], dynamodb: Any, fresh_table: str
+) -> None:
+    put_workspace(dynamodb, fresh_table, "ws-1")
+    with gateway_factory(fresh_table) as first:
+        async with socket(first) as client:
+            await client.subscribe(PROJECTS, ws="ws-1")
+            await listening(first)
+            put_project(dynamodb, fresh_table, "ws-1", "p-1", "seen")
+            seen = await client.event()
+            lease: dict[str, Any] = {}
+            for _ in range(500):  # renewed every few seconds, with the reader's checkpoint
+                lease = dynamodb.get_item(TableName=fresh_table, Key=LEASE, ConsistentRead=True).get("Item", {})
+                if lease.get("checkpoint", {}).get("M"):
+                    break
+                await asyncio.sleep(0.02)
+    # The process dies: its lease stays behind with its checkpoint and lapses; changes go on meanwhile.
+    put_project(dynamodb, fresh_table, "ws-1", "p-2", "while nobody served")
+    put_project(dynamodb, fresh_table, "ws-1", "p-3", "while nobody served")
+    dynamodb.put_item(TableName=fresh_table, Item={**lease, "holder": {"S": "crashed"}, "until": {"N": "0"}})
+    with gateway_factory(fresh_table) as second:
+        feed: Feed = second.app.state.feed
+        async with socket(second) as fresh, socket(second) as resuming:
+            await fresh.subscribe(PROJECTS, ws="ws-1")
+            await resuming.subscribe(PROJECTS, ws="ws-1", after=seen["position"])
+            await listening(second, watches=2)
+            for _ in range(500):
+                relay = feed.relay
+                if relay is not None and relay.reader is not None and not relay.reader.catching_up:
+                    break
+                await asyncio.sleep(0.02)
+            put_project(dynamodb, fresh_table, "ws-1", "p-4", "after subscribing")
+            first_new = await fresh.event()
+            resumed = [await resuming.event() for _ in range(3)]
+    assert first_new["node"]["projectId"] == "p-4"
+    # One that passes its last position loses nothing, and gets nothing twice.
+    assert [e["node"]["projectId"] for e in resumed] == ["p-2", "p-3", "p-4"]
