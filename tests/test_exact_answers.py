@@ -5,16 +5,18 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import boto3
 import pytest
 
+from gateway.app import ACCOUNTING_HEADER
 from gateway.config import Settings
 from tests.conftest import Gateway
-from tests.contract import create_table
+from tests.contract import create_table, tickets_of
 from tests.faults import FaultProxy, Rule
+from tests.identity import Issuer
 
 COURSES = 120
 DELETE = (
@@ -131,3 +133,32 @@ def test_a_retry_after_the_cascade_failed_half_way_reports_the_whole(
     # What the first attempt deleted is counted too.
     assert retried["data"]["deleteStudent"] == WHOLE
     assert edges(dynamodb, enrolled) == 0
+
+
+@pytest.fixture(scope="module")
+def issuer() -> Iterator[Issuer]:
+    with Issuer() as running:
+        yield running
+
+
+def test_a_refused_read_costs_the_same_whether_the_item_exists_or_not(
+    gateway_factory: Callable[..., Gateway], contract_table: str, issuer: Issuer
+) -> None:
+    other_tenant = {"organizations": ["o-empty"], "workspaces": ["ws-empty"], "students": ["stu-0149"]}
+    token = issuer.token("bob", other_tenant)
+    query = "query($id: ID!) { ticket(ticketId: $id) { title } }"
+    with gateway_factory(contract_table, **issuer.settings()) as gateway:
+
+        def read(ticket: str) -> dict[str, Any]:
+            response = gateway.http.post(
+                "/graphql",
+                json={"query": query, "variables": {"id": ticket}},
+                headers={"Authorization": f"Bearer {token}", ACCOUNTING_HEADER: "1"},
+            )
+            body: dict[str, Any] = response.json()
+            return body
+
+        anothers = read(tickets_of(2)[0])  # exists, in organization o1
+        missing = read("20260101T000000Z-9999")
+    assert anothers["data"] == missing["data"] == {"ticket": None}
+    assert anothers["extensions"]["dynamodb"] == missing["extensions"]["dynamodb"]
