@@ -199,3 +199,24 @@ async def test_a_registered_document_runs_on_every_transport(strict: Gateway) ->
             "/graphql", content=body, headers={"Content-Type": "application/json", "Accept": "text/event-stream"}
         )
     assert '"displayName":"Space ws-1"' in events.text
+
+
+@pytest.fixture(scope="module")
+def closed(gateway_factory: Callable[..., Gateway], table: str) -> Iterator[Gateway]:
+    with gateway_factory(table, introspection="off", max_depth=3) as gateway:
+        yield gateway
+
+
+@pytest.mark.parametrize(
+    ("query", "code"),
+    [
+        ("{ __schema { types { name } } }", "GRAPHQL_VALIDATION_FAILED"),
+        ('{ workspace(workspaceId: "ws-1") { projects { nodes { workspace { displayName } } } } }', "COST_LIMIT"),
+    ],
+    ids=["introspection off", "too deep"],
+)
+async def test_document_rules_and_limits_hold_on_every_transport(closed: Gateway, query: str, code: str) -> None:
+    body = json.dumps({"query": query})
+    (_, http_code), (_, sse_code) = over_http(closed, body), over_sse(closed, body)
+    ws_code = await over_websocket(closed, subscribe(body))
+    assert (http_code, sse_code, ws_code) == (code, code, code)
