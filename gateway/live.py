@@ -173,8 +173,8 @@ class LiveEndpoint:
         except _Close as close:
             with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
                 await websocket.close(close.code, close.reason)
-        except WebSocketDisconnect:
-            pass
+        except (WebSocketDisconnect, RuntimeError, OSError):
+            pass  # the client went away (a send after it did fails with one of these)
 
     async def _connection(self, websocket: WebSocket) -> None:
         try:
