@@ -224,7 +224,9 @@ class Writer:
                             "this client token was already used for a different mutation",
                             reason="TOKEN_REUSED",
                         ) from None
-                    return _Applied(replayed=recorded.item.get("result", {}))
+                    if "result" not in recorded.item:
+                        raise _in_progress() from None  # another attempt claimed the token and is running
+                    return _Applied(replayed=recorded.item["result"])
                 refused = Refused(refused.reasons[:-1])
             for op, reason in zip(ops, refused.reasons, strict=True):
                 if reason.code == "ConditionalCheckFailed" and copies.stale(op, reason.item):
