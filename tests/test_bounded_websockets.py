@@ -111,6 +111,7 @@ async def test_a_reader_that_does_not_read_is_told_it_fell_behind_and_closed(ser
             for n in range(start, start + 3):
                 await ws.send(_subscribe(str(n), query))
             await asyncio.sleep(0.05)  # under the limit of operations in flight
+        await asyncio.sleep(2)  # still not reading, while the answers pile up on the server
         messages: list[dict[str, Any]] = []
         with pytest.raises(ConnectionClosed) as closed:
             while True:
