@@ -91,6 +91,12 @@ class Settings:
     """on, off, or admin (only callers with the admin role)."""
     max_body_bytes: int = 1_048_576
     """The largest request body accepted."""
+    ws_max_operations: int = 100
+    """Operations one WebSocket may run at once; more are answered TOO_MANY_OPERATIONS, the connection goes on."""
+    ws_max_queued: int = 1000
+    """Messages a WebSocket client may leave unread; past that it is sent FELL_BEHIND and closed (code 1008)."""
+    ws_send_timeout: float = 30.0
+    """Seconds one message to a WebSocket client may take to send before the client counts as fallen behind."""
     max_batch: int = 0
     """Operations one POST may carry as a JSON array; 0 turns batching off."""
     persisted_queries: str = "apq"
@@ -128,6 +134,8 @@ class Settings:
             )
         if self.metrics_operation_names < 0:
             raise ValueError("metrics_operation_names must be 0 or more")
+        if self.ws_max_operations < 1 or self.ws_max_queued < 1 or self.ws_send_timeout <= 0:
+            raise ValueError("ws_max_operations, ws_max_queued and ws_send_timeout must be positive")
         if self.workers < 1:
             raise ValueError("workers must be at least 1")
         if self.jwt_max_lifetime < 0:

@@ -55,6 +55,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 BATCH_GET_LIMIT = 100
+_MISSING_ITEM_UNITS = 0.5
+"""The read capacity an eventually consistent read of a missing (or small) item costs."""
 BATCH_WRITE_LIMIT = 25
 UNPROCESSED_ATTEMPTS = 8
 
@@ -206,8 +208,17 @@ class Store:
         items: list[Item] = []
         request: dict[str, Any] = {self.table: {"Keys": [_wire_key(key) for key in keys]}}
         for attempt in range(UNPROCESSED_ATTEMPTS):
+            # A key whose item is missing costs a read as much as a small item does (DynamoDB charges the minimum;
+            # DynamoDB Local reports nothing): accounted so, an answer the guard withholds from the caller reads
+            # the same whether the item exists or not.
+            floor = _MISSING_ITEM_UNITS * len(request[self.table]["Keys"])
             response, answered = await self._send(
-                "BatchGetItem", ledger, round_ + attempt, RequestItems=request, ReturnConsumedCapacity="TOTAL"
+                "BatchGetItem",
+                ledger,
+                round_ + attempt,
+                floor,
+                RequestItems=request,
+                ReturnConsumedCapacity="TOTAL",
             )
             items.extend(self._decode(raw) for raw in response.get("Responses", {}).get(self.table, []))
             request = response.get("UnprocessedKeys") or {}
@@ -431,14 +442,18 @@ class Store:
             await asyncio.sleep(_backoff(attempt))
         raise Throttled("DynamoDB kept returning unprocessed items; try again shortly")
 
-    async def _send(self, operation: str, ledger: Ledger, round_: int | None, **params: Any) -> tuple[Any, int]:
-        """One accounted call: counted whether DynamoDB answers or fails, with the round it was sent in."""
+    async def _send(
+        self, operation: str, ledger: Ledger, round_: int | None, floor: float = 0.0, **params: Any
+    ) -> tuple[Any, int]:
+        """One accounted call: counted whether DynamoDB answers or fails, with the round it was sent in, and at
+        least ``floor`` capacity units."""
         try:
             response = await self._call(operation, **params)
         except GatewayError:
             ledger.record(operation, 0.0, round_)
             raise
-        return response, ledger.record(operation, capacity_units(response.get("ConsumedCapacity")), round_)
+        consumed = max(capacity_units(response.get("ConsumedCapacity")), floor)
+        return response, ledger.record(operation, consumed, round_)
 
     async def _call(self, operation: str, **params: Any) -> Any:
         try:

@@ -30,7 +30,8 @@ log = logging.getLogger(__name__)
 
 Record = dict[str, Any]
 """One change as it travels: ``event`` (INSERT, MODIFY, REMOVE), ``keys``, ``new`` and ``old`` images in DynamoDB's
-wire format (absent when the stream has none), and ``position``."""
+wire format (absent when the stream has none), ``position``, and ``replayed`` when it was read again from a
+checkpoint (it happened before the reader that read it started)."""
 Publish = Callable[[Record], None]
 
 _LEASE_PK = "TABLEGRAPH#STREAM-LEASE"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections import deque
 from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
@@ -24,6 +25,7 @@ from gateway.dynamo.accounting import Ledger, next_round
 from gateway.dynamo.store import BatchResult, Key, QueryRequest, QueryResult, Store
 from gateway.errors import FellBehind, GatewayError, Unavailable
 from gateway.live import relay
+from gateway.live.supervise import OnCrash, Supervised
 
 log = logging.getLogger(__name__)
 
@@ -58,8 +60,12 @@ def collection_topic(name: str, parent: Entity, ids: dict[str, str]) -> Topic:
 class Watch:
     """The changes of some topics, in the order they arrived, until the feed closes."""
 
-    def __init__(self, topics: Sequence[Topic]) -> None:
+    def __init__(self, topics: Sequence[Topic], from_now: bool = False) -> None:
         self.topics = tuple(topics)
+        self.from_now = from_now
+        """Only changes made after it began (a subscription without a position): none read again from a
+        checkpoint by a reader that started after it."""
+        self.began = time.monotonic()
         self._changes: deque[Change] = deque()
         self._arrived = asyncio.Event()
         self._closed = False
@@ -91,8 +97,17 @@ class Watch:
 class Feed:
     """This process's subscriptions and the changes that reach them."""
 
-    def __init__(self, store: Store, client: streams.StreamClient | None = None, arn: str | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        client: streams.StreamClient | None = None,
+        arn: str | None = None,
+        on_crash: OnCrash | None = None,
+    ) -> None:
         self.store = store
+        self.on_crash = on_crash
+        self.supervised: Supervised | None = None
+        """The relay, restarted after a crash: None until the first subscription."""
         self.model = store.model
         self.client = client
         self.arn = arn
@@ -104,7 +119,7 @@ class Feed:
 
     @classmethod
     @asynccontextmanager
-    async def open(cls, settings: Settings, store: Store) -> AsyncIterator[Feed]:
+    async def open(cls, settings: Settings, store: Store, on_crash: OnCrash | None = None) -> AsyncIterator[Feed]:
         """The feed of the table's stream, read through the lease; without a stream, subscriptions are refused."""
         async with streams.StreamClient.open(settings, store.model) as client:
             try:
@@ -114,12 +129,17 @@ class Feed:
                 arn = None
             if arn is None:
                 log.warning("table %s has no stream with images: subscriptions are refused", store.table)
-            feed = cls(store, client, arn)
+            feed = cls(store, client, arn, on_crash)
             try:
                 yield feed
             finally:
                 feed.close()
                 await relay.cancelled(feed._relaying)
+
+    @property
+    def down(self) -> bool:
+        """Whether the relay crashed and has not yet run steadily again: changes wait until it has."""
+        return self.supervised is not None and self.supervised.down
 
     def close(self) -> None:
         """End every subscription (shutting down); none starts from now on."""
@@ -129,7 +149,7 @@ class Feed:
                 watch.close()
 
     @contextmanager
-    def watch(self, topics: Sequence[Topic]) -> Iterator[Watch]:
+    def watch(self, topics: Sequence[Topic], from_now: bool = False) -> Iterator[Watch]:
         if self.arn is None:
             raise Unavailable("subscriptions need the table's stream (NEW_AND_OLD_IMAGES): see create-table")
         if self._closed:
@@ -138,8 +158,9 @@ class Feed:
             # A process reads (or follows) the stream from its first subscription on: one that serves none
             # sends DynamoDB Streams nothing.
             self.relay = relay.Relay(self.client, self.arn, self.publish)
-            self._relaying = asyncio.create_task(self.relay.run())
-        watch = Watch(topics)
+            self.supervised = Supervised("stream-relay", self.relay.run, self.on_crash)
+            self._relaying = self.supervised.start()
+        watch = Watch(topics, from_now)
         for topic in topics:
             self._watches.setdefault(topic, set()).add(watch)
         try:
@@ -159,9 +180,12 @@ class Feed:
             return
         entity, ids, item = found
         watches: dict[int, Watch] = {}
+        # Read again from a checkpoint: it happened before the reader started, so before any watch that began since.
+        started = self.relay.started if record.get("replayed") and self.relay is not None else None
         for topic in self._topics(entity, ids):
             for watch in self._watches.get(topic, ()):
-                watches[id(watch)] = watch
+                if started is None or not watch.from_now or watch.began < started:
+                    watches[id(watch)] = watch
         if not watches:
             return
         change = Change(KINDS[record["event"]], entity, ids, item, record["position"], SharedReads(self.store))

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import json
 import logging
 import secrets
+import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable
 from contextlib import suppress
@@ -42,6 +44,8 @@ class StreamReader:
     discover: float = 2.0
     reading: set[str] = field(default_factory=set)
     """The shards being read now: a change written from here on is delivered."""
+    catching_up: set[str] = field(default_factory=set)
+    """The shards resumed from a checkpoint whose present is not reached yet."""
 
     async def run(self) -> None:
         following: dict[str, asyncio.Task[None]] = {}
@@ -87,6 +91,11 @@ class StreamReader:
             log.warning("the stream no longer holds shard %s from its checkpoint: reading what it keeps", shard)
             iterator = await self.client.iterator(self.arn, shard, "TRIM_HORIZON")
         self.reading.add(shard)
+        # Resumed from a checkpoint, the first records are from before this reader started: marked, until the
+        # shard's present is reached, so that subscriptions that began since are not handed them as new.
+        catching_up = kind == "AFTER_SEQUENCE_NUMBER"
+        if catching_up:
+            self.catching_up.add(shard)
         try:
             while iterator is not None:
                 records, iterator = await self.client.records(iterator)
@@ -96,11 +105,17 @@ class StreamReader:
                         # Read to its end before this shard started: its child's place stands for it.
                         self.checkpoint.pop(parent, None)
                     record["position"] = position(self.checkpoint, record.pop("time"))
+                    if catching_up:
+                        record["replayed"] = True
                     self.publish(record)
-                if not records and iterator is not None:
-                    await asyncio.sleep(self.poll)
+                if not records:
+                    catching_up = False
+                    self.catching_up.discard(shard)
+                    if iterator is not None:
+                        await asyncio.sleep(self.poll)
         finally:
             self.reading.discard(shard)
+            self.catching_up.discard(shard)
 
 
 async def replay(client: StreamClient, arn: str, after: str) -> AsyncIterator[Record]:
@@ -208,6 +223,12 @@ class Relay:
         """The stream's reader while this process holds the lease."""
         self.connected = asyncio.Event()
         """Set while this process receives the holder's records."""
+        self.checkpoint: dict[str, str] = {}
+        """Where this process's last reader got to: a restart after a crash reads on from here."""
+        self.started = time.monotonic()
+        """When this process began receiving records as it does now: a subscription older than that is owed the
+        records read again from a checkpoint (``replayed``); a newer one is not, they predate it."""
+        self._begun = False
 
     async def run(self) -> None:
         self._server = await asyncio.start_server(self._follower, "127.0.0.1", 0)
@@ -223,6 +244,8 @@ class Relay:
                     continue
                 if lease is None or not lease.live or lease.holder == self.holder:
                     checkpoint = lease.checkpoint if lease is not None else {}
+                    if self.checkpoint and (lease is None or lease.holder == self.holder):
+                        checkpoint = self.checkpoint  # ahead of the lease's, renewed only every few seconds
                     if await self._take(checkpoint):
                         await self._hold(checkpoint)
                         continue
@@ -230,17 +253,28 @@ class Relay:
                 if lease is not None and lease.live and lease.holder != self.holder:
                     await self._receive(lease.address, lease.secret)
                 await asyncio.sleep(self._retry)
+        except asyncio.CancelledError:
+            # Shutting down: another process takes over at once. After a crash the lease keeps its checkpoint.
+            await self.client.release(self.holder)
+            raise
         finally:
             self._server.close()
             for writer in self._followers:
                 writer.close()
-            await self.client.release(self.holder)
+
+    def _begin(self) -> None:
+        """Taking the lease over, or following another holder, after a crash or a takeover: from now."""
+        if self._begun:
+            self.started = time.monotonic()
+        self._begun = True
 
     async def _hold(self, checkpoint: dict[str, str]) -> None:
         log.info("process %s reads the stream of %s", self.holder, self.client.table)
+        self._begin()
         reader = self.reader = StreamReader(
             self.client, self.arn, self._fan_out, dict(checkpoint), self._poll, self._discover
         )
+        self.checkpoint = reader.checkpoint
         reading = asyncio.create_task(reader.run())
         try:
             while not reading.done():
@@ -268,7 +302,9 @@ class Relay:
 
     def _fan_out(self, record: Record) -> None:
         _deliver(self._publish, record)
-        line = orjson.dumps(record) + b"\n"
+        line = _line(record)
+        if line is None:
+            return
         for writer in list(self._followers):
             if writer.is_closing():
                 self._followers.discard(writer)
@@ -291,15 +327,46 @@ class Relay:
         except OSError:
             return  # the holder is gone; its lease lapses soon
         writer.write(secret.encode() + b"\n")
+        self._begin()
         self.connected.set()
         try:
             while line := await reader.readline():
-                _deliver(self._publish, orjson.loads(line))
-        except (ConnectionError, orjson.JSONDecodeError):
+                record = _record_of(line)
+                if record is not None:
+                    _deliver(self._publish, record)
+        except ConnectionError:
             pass
         finally:
             self.connected.clear()
             writer.close()
+
+
+def _line(record: Record) -> bytes | None:
+    """``record`` as one line for the other processes; None (logged) when it cannot be written at all."""
+    try:
+        return orjson.dumps(record) + b"\n"
+    except orjson.JSONEncodeError:
+        pass
+    try:
+        # DynamoDB stores text that UTF-8 cannot carry (a lone surrogate); an ASCII escape carries it as stored.
+        return json.dumps(record, ensure_ascii=True, separators=(",", ":")).encode() + b"\n"
+    except (TypeError, ValueError):
+        log.error("a stream record could not be passed on to the other processes: %s", record.get("position"))
+        return None
+
+
+def _record_of(line: bytes) -> Record | None:
+    try:
+        found: Record = orjson.loads(line)
+        return found
+    except orjson.JSONDecodeError:
+        pass
+    try:
+        found = json.loads(line)  # keeps what orjson refuses: a lone surrogate escape
+    except ValueError:
+        log.error("a line from the stream's reader was not a record; it was skipped")
+        return None
+    return found if isinstance(found, dict) else None
 
 
 def _deliver(publish: Publish, record: Record) -> None:

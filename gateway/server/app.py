@@ -24,7 +24,8 @@ from gateway.live.fanout import Feed
 from gateway.server import observe
 from gateway.server.auth import API_KEY_HEADER, AUTHORIZATION_HEADER, Authenticator
 from gateway.server.documents import Documents
-from gateway.server.http import ACCOUNTING_HEADER, EXPLAIN_HEADER, REQUEST_ID_HEADER, GraphQLEndpoint
+from gateway.server.frontdoor import REQUEST_ID_HEADER, FrontDoor
+from gateway.server.http import ACCOUNTING_HEADER, EXPLAIN_HEADER, GraphQLEndpoint
 from gateway.server.playground import ASSETS_PATH
 from gateway.server.transports import LiveEndpoint, closing_on_exit
 from gateway.surface.graph import build
@@ -57,10 +58,9 @@ def create_app(
     model, tenancy = declaration.model, declaration.tenancy
     authenticator = Authenticator.from_settings(settings, tenancy.grant_names)
     planner = Planner(graphql_schema(schema), model, Budget.from_settings(settings))
-    endpoint: Any = GraphQLEndpoint(
-        schema, settings, authenticator, tenancy, planner, Documents.from_settings(settings)
-    )
-    live = LiveEndpoint(schema, settings, authenticator, tenancy, planner)
+    door = FrontDoor(authenticator, Documents.from_settings(settings), settings.max_body_bytes)
+    endpoint: Any = GraphQLEndpoint(schema, settings, door, tenancy, planner)
+    live = LiveEndpoint(schema, settings, door, tenancy, planner)
     tracer = tracer_provider.get_tracer("tablegraph") if tracer_provider is not None else None
     graphql: ASGIApp = observe.WatchedEndpoint(
         live.events(endpoint), observe.OperationNames(settings.metrics_operation_names), tracer
@@ -70,7 +70,7 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        async with Store.open(settings, model) as store, Feed.open(settings, store) as feed:
+        async with Store.open(settings, model) as store, Feed.open(settings, store, observe.task_crashed) as feed:
             observe.watch(store.hooks)
             app.state.store = store
             app.state.feed = feed
@@ -91,6 +91,9 @@ def create_app(
 
     async def readyz(request: Request) -> Response:
         store: Store = request.app.state.store
+        feed: Feed = request.app.state.feed
+        if feed.down:
+            return JSONResponse({"status": "unavailable", "table": store.table, "feed": "restarting"}, status_code=503)
         if await store.ping():
             return JSONResponse({"status": "ok", "table": store.table})
         return JSONResponse({"status": "unavailable", "table": store.table}, status_code=503)

@@ -336,6 +336,14 @@ class DynamoDBLocal:
                 process.wait()
         self._remove_log()
 
+    def kill(self) -> None:
+        """Kill DynamoDB Local at once (SIGKILL), as a crash would; its data folder is left as the kill left it."""
+        process, self._process = self._process, None
+        if process is not None and process.poll() is None:
+            process.kill()
+            process.wait()
+        self._remove_log()
+
     def _remove_log(self) -> None:
         if self._log_path is not None:
             self._log_path.unlink(missing_ok=True)

@@ -63,9 +63,17 @@ DYNAMODB_CAPACITY = Counter(
 DYNAMODB_ERRORS = Counter(
     "tablegraph_dynamodb_errors", "DynamoDB calls that failed after retries, by error code", ["operation", "code"]
 )
+TASK_CRASHES = Counter(
+    "tablegraph_task_crashes", "Crashes of long-running tasks (the stream relay), each restarted", ["task"]
+)
 DYNAMODB_THROTTLES = Counter(
     "tablegraph_dynamodb_throttled_attempts", "DynamoDB attempts refused by throttling, retried or not", ["operation"]
 )
+
+
+def task_crashed(task: str, crash: str) -> None:
+    """Count a crash of a supervised task (its log line carries ``crash``)."""
+    TASK_CRASHES.labels(task).inc()
 
 
 class OperationNames:

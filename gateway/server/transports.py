@@ -14,40 +14,42 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
+import functools
 import logging
 import signal
 import threading
 import time
 import uuid
+from collections import deque
 from collections.abc import AsyncIterator, Iterator, Mapping
+from dataclasses import dataclass
 from types import FrameType
 from typing import Any
 
 import jwt
-import orjson
 import strawberry
 from graphql import GraphQLError
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
+from strawberry.schema.exceptions import InvalidOperationTypeError
 from strawberry.types import ExecutionResult
 from strawberry.types.execution import PreExecutionError
 from strawberry.types.graphql import OperationType
 
 from gateway.config import Settings
 from gateway.design.tenancy import Tenancy
-from gateway.dynamo.accounting import Ledger
-from gateway.errors import GatewayError, Unauthenticated, Unavailable
+from gateway.dynamo.wire import is_text
+from gateway.errors import FellBehind, GatewayError, Unauthenticated, Unavailable
 from gateway.execution.cost import Planner
 from gateway.execution.cursors import CursorCodec
 from gateway.execution.guard import Guard, Principal
-from gateway.execution.reader import Reader
 from gateway.live.fanout import Feed
-from gateway.server.auth import AUTHORIZATION_HEADER, Authenticator
+from gateway.server.auth import AUTHORIZATION_HEADER
+from gateway.server.frontdoor import FrontDoor, Params, Rejected, allowed, check_headers, encode, refuse_writes, writes
 from gateway.surface.context import Context, Live
-from gateway.surface.extensions import is_expected
+from gateway.surface.extensions import error_code, is_expected
 
 log = logging.getLogger(__name__)
 
@@ -55,11 +57,88 @@ PROTOCOL = "graphql-transport-ws"
 EVENT_STREAM = "text/event-stream"
 INIT_TIMEOUT = 10.0
 HEARTBEAT = 15.0
-_OPERATIONS = (OperationType.QUERY, OperationType.MUTATION, OperationType.SUBSCRIPTION)
+_FELL_BEHIND = 1008
+"""The close code of a reader too far behind (policy violation); its reason starts with FELL_BEHIND."""
 
 
 class _Expired(Exception):
     pass
+
+
+class _Close(Exception):
+    """Ends the connection with a close code of graphql-transport-ws (4400 and up) or of WebSocket itself."""
+
+    def __init__(self, code: int, reason: str) -> None:
+        super().__init__(reason)
+        self.code = code
+        self.reason = reason[:120]
+
+
+class _OperationRefused(Exception):
+    """A subscribe message the front door refuses: answered with an error for its id; the connection goes on."""
+
+    def __init__(self, op_id: str, refused: Rejected) -> None:
+        super().__init__(refused.message)
+        self.op_id = op_id
+        self.refused = refused
+
+
+@dataclass(frozen=True)
+class _Operation:
+    """An operation through the front door: its document, its parameters, the operation types it may be."""
+
+    query: str
+    params: Params
+    allowed: frozenset[OperationType]
+
+
+async def _until(event: asyncio.Event) -> None:
+    await event.wait()
+
+
+def _forget(operations: dict[str, asyncio.Task[None]], op_id: str, task: asyncio.Task[None]) -> None:
+    if operations.get(op_id) is task:
+        del operations[op_id]
+
+
+class _Outbox:
+    """What a connection sends, in order, by one writer: an operation never waits for a slow reader. A reader that
+    leaves ``limit`` messages unread is told FELL_BEHIND and closed."""
+
+    def __init__(self, websocket: WebSocket, limit: int, timeout: float) -> None:
+        self._websocket = websocket
+        self._limit = limit
+        self._timeout = timeout
+        self._queue: deque[dict[str, Any]] = deque()
+        self._ready = asyncio.Event()
+        self._closing = False
+        self.fell_behind = asyncio.Event()
+
+    def put(self, message: dict[str, Any]) -> None:
+        if self._closing:
+            return
+        if len(self._queue) >= self._limit:
+            self._closing = True
+            self.fell_behind.set()
+        else:
+            self._queue.append(message)
+        self._ready.set()
+
+    def last(self, messages: list[dict[str, Any]]) -> None:
+        """Send ``messages`` after what is queued, whatever the limit, and nothing after them."""
+        self._queue.extend(messages)
+        self._closing = True
+        self._ready.set()
+
+    async def run(self) -> None:
+        while True:
+            while self._queue:
+                message = self._queue.popleft()
+                await asyncio.wait_for(self._websocket.send_text(encode(message).decode()), self._timeout)
+            if self._closing:
+                return
+            self._ready.clear()
+            await self._ready.wait()
 
 
 class LiveEndpoint:
@@ -69,13 +148,13 @@ class LiveEndpoint:
         self,
         schema: strawberry.Schema,
         settings: Settings,
-        authenticator: Authenticator,
+        door: FrontDoor,
         tenancy: Tenancy,
         planner: Planner | None,
     ) -> None:
         self._schema = schema
         self._settings = settings
-        self._authenticator = authenticator
+        self._door = door
         self._tenancy = tenancy
         self._planner = planner
         self._codec = CursorCodec(settings.cursor_secret)
@@ -87,82 +166,179 @@ class LiveEndpoint:
             await websocket.close(4406, "Subprotocol not acceptable")
             return
         await websocket.accept(subprotocol=PROTOCOL)
-        with contextlib.suppress(WebSocketDisconnect):
+        try:
             await self._connection(websocket)
+        except _Close as close:
+            with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
+                await websocket.close(close.code, close.reason)
+        except (WebSocketDisconnect, RuntimeError, OSError):
+            pass  # the client went away (a send after it did fails with one of these)
 
     async def _connection(self, websocket: WebSocket) -> None:
         try:
-            init = await asyncio.wait_for(_message(websocket), INIT_TIMEOUT)
+            init = await asyncio.wait_for(self._init(websocket), INIT_TIMEOUT)
         except TimeoutError:
-            await websocket.close(4408, "Connection initialisation timeout")
-            return
-        if init is None or init.get("type") != "connection_init":
-            await websocket.close(4400, "Expected connection_init")
-            return
+            raise _Close(4408, "Connection initialisation timeout") from None
         payload = init.get("payload") or {}
+        try:
+            check_headers(websocket.headers)
+        except Rejected as refused:
+            raise _Close(4400, refused.message) from None
         headers = dict(websocket.headers)
         if isinstance(payload, dict):
             headers.update((str(name).lower(), value) for name, value in payload.items() if isinstance(value, str))
         try:
-            principal = await self._authenticator.authenticate(headers)
+            principal = await self._door.authenticator.authenticate(headers)
         except Unauthenticated as error:
-            await websocket.close(4403, f"Forbidden: {error.message}"[:120])
-            return
+            raise _Close(4403, f"Forbidden: {error.message}") from None
         except Unavailable:
-            await websocket.close(1011, "credentials cannot be checked now")
-            return
+            raise _Close(1011, "credentials cannot be checked now") from None
         expires = _expiry(headers)
-        lock = asyncio.Lock()
-
-        async def send(message: dict[str, Any]) -> None:
-            async with lock:
-                await websocket.send_text(orjson.dumps(message).decode())
-
-        await send({"type": "connection_ack"})
+        outbox = _Outbox(websocket, self._settings.ws_max_queued, self._settings.ws_send_timeout)
+        outbox.put({"type": "connection_ack"})
         operations: dict[str, asyncio.Task[None]] = {}
+        writing = asyncio.create_task(outbox.run())
+        reading = asyncio.create_task(self._read(websocket, outbox, operations, principal, expires))
+        behind = asyncio.create_task(_until(outbox.fell_behind))
         try:
-            while True:
-                message = await _message(websocket)
-                kind = message.get("type") if message is not None else None
-                if kind == "ping":
-                    await send({"type": "pong"})
-                elif kind == "pong":
-                    continue
-                elif kind == "subscribe" and isinstance(message, dict) and isinstance(message.get("id"), str):
-                    op_id = message["id"]
-                    if op_id in operations and not operations[op_id].done():
-                        await websocket.close(4409, f"Subscriber for {op_id} already exists"[:120])
-                        return
-                    body = message.get("payload")
-                    work = self._operation(websocket, op_id, body, principal, expires, send)
-                    operations[op_id] = asyncio.create_task(work)
-                elif kind == "complete" and isinstance(message, dict):
-                    task = operations.pop(str(message.get("id")), None)
-                    if task is not None:
-                        task.cancel()
-                elif kind == "connection_init":
-                    await websocket.close(4429, "Too many initialisation requests")
-                    return
-                else:
-                    await websocket.close(4400, "Invalid message")
-                    return
+            await asyncio.wait({writing, reading, behind}, return_when=asyncio.FIRST_COMPLETED)
+            if outbox.fell_behind.is_set():
+                reading.cancel()
+                ended = list(operations)
+                for task in list(operations.values()):
+                    task.cancel()
+                behind_ = FellBehind("the client did not read what was sent in time; connect again")
+                outbox.last(
+                    [{"id": op_id, "type": "error", "payload": [_errors(behind_)["errors"][0]]} for op_id in ended]
+                )
+                await writing  # what is queued, then the errors, each within the send timeout
+                raise _Close(_FELL_BEHIND, "FELL_BEHIND: the client did not read what was sent")
+            for task in (reading, writing):
+                if task.done():
+                    task.result()  # a _Close, a disconnect, or the writer's timeout
+        except TimeoutError:
+            raise _Close(_FELL_BEHIND, "FELL_BEHIND: the client did not read what was sent") from None
         finally:
-            for task in operations.values():
+            for task in (reading, writing, behind, *operations.values()):
                 task.cancel()
-            await asyncio.gather(*operations.values(), return_exceptions=True)
+            await asyncio.gather(reading, writing, behind, *operations.values(), return_exceptions=True)
+
+    async def _init(self, websocket: WebSocket) -> dict[str, Any]:
+        """The ``connection_init`` message; pings before it are answered, anything else closes the socket."""
+        while True:
+            try:
+                message = await self._message(websocket)
+            except _OperationRefused:
+                raise _Close(4401, "Unauthorized") from None
+            kind = message.get("type")
+            if kind == "connection_init":
+                return message
+            if kind == "ping":
+                await websocket.send_text('{"type":"pong"}')
+            elif kind == "subscribe":
+                raise _Close(4401, "Unauthorized")
+            elif kind != "pong":
+                raise _Close(4400, "Expected connection_init")
+
+    async def _read(
+        self,
+        websocket: WebSocket,
+        outbox: _Outbox,
+        operations: dict[str, asyncio.Task[None]],
+        principal: Principal,
+        expires: float | None,
+    ) -> None:
+        limit = self._settings.ws_max_operations
+        while True:
+            try:
+                message = await self._message(websocket)
+            except _OperationRefused as refused:
+                outbox.put({"id": refused.op_id, "type": "error", "payload": [refused.refused.formatted()]})
+                continue
+            kind = message.get("type")
+            if kind == "ping":
+                outbox.put({"type": "pong"})
+            elif kind == "pong":
+                continue
+            elif kind == "subscribe" and isinstance(message.get("id"), str) and is_text(message["id"]):
+                op_id = message["id"]
+                if op_id in operations:
+                    raise _Close(4409, f"Subscriber for {op_id} already exists")
+                try:
+                    operation = self._checked(message.get("payload"), None)
+                except Rejected as refused:
+                    outbox.put({"id": op_id, "type": "error", "payload": [refused.formatted()]})
+                    continue
+                if len(operations) >= limit:
+                    busy = Rejected(429, f"a connection runs at most {limit} operations at once", "TOO_MANY_OPERATIONS")
+                    outbox.put({"id": op_id, "type": "error", "payload": [busy.formatted()]})
+                    continue
+                work = self._operation(websocket.app.state, op_id, operation, principal, expires, outbox)
+                task = operations[op_id] = asyncio.create_task(work)
+                # A finished operation lets go of everything it held at once, whether or not the client completes it.
+                task.add_done_callback(functools.partial(_forget, operations, op_id))
+            elif kind == "complete" and isinstance(message.get("id"), str):
+                ended = operations.pop(message["id"], None)
+                if ended is not None:
+                    ended.cancel()
+            elif kind == "connection_init":
+                raise _Close(4429, "Too many initialisation requests")
+            else:
+                raise _Close(4400, "Invalid message")
+
+    async def _message(self, websocket: WebSocket) -> dict[str, Any]:
+        """The next message as a JSON object within the limits; closes the socket with 4400 (4413 when too large)
+        for anything else: a binary frame, text that is not JSON."""
+        received = await websocket.receive()
+        if received["type"] == "websocket.disconnect":
+            raise WebSocketDisconnect(received.get("code", 1000), received.get("reason"))
+        text = received.get("text")
+        if text is None:
+            raise _Close(4400, "Invalid message: graphql-transport-ws messages are text frames, never binary")
+        try:
+            message = self._door.message(text)
+        except Rejected as refused:
+            if refused.status == 413:
+                raise _Close(4413, f"Payload too large: {refused.message}") from None
+            raise _Close(4400, f"Invalid message: {refused.message}") from None
+        if not isinstance(message, dict):
+            raise _Close(4400, "Invalid message: not a JSON object")
+        try:
+            self._door.check(message, text, "the message")
+        except Rejected as refused:
+            op_id = message.get("id")
+            if message.get("type") == "subscribe" and isinstance(op_id, str) and is_text(op_id):
+                raise _OperationRefused(op_id, refused) from None
+            raise _Close(4400, f"Invalid message: {refused.message}") from None
+        return message
+
+    def _checked(self, payload: Any, method: str | None) -> _Operation:
+        """The operation a payload asks for, through the front door: its shape, then the document policy."""
+        if not isinstance(payload, dict):
+            raise Rejected(400, "the operation needs a query")
+        params = Params.of(payload)
+        query = self._door.document(params)
+        if query is None:
+            raise Rejected(400, "the operation needs a query")
+        if method == "GET" and writes(query, params.operation_name, self._settings.max_tokens):
+            raise refuse_writes()
+        return _Operation(query, params, allowed(method, streams=True))
 
     async def _operation(
-        self, websocket: WebSocket, op_id: str, body: Any, principal: Principal, expires: float | None, send: Any
+        self,
+        state: Any,
+        op_id: str,
+        operation: _Operation,
+        principal: Principal,
+        expires: float | None,
+        outbox: _Outbox,
     ) -> None:
-        try:
-            async for result, final in self._results(websocket.app.state, body, principal, expires):
-                if final:
-                    await send({"id": op_id, "type": "error", "payload": result.get("errors", [])})
-                    return
-                await send({"id": op_id, "type": "next", "payload": result})
-            await send({"id": op_id, "type": "complete"})
-        except (WebSocketDisconnect, RuntimeError):
-            pass  # the client went away
+        async for result, final in self._results(state, operation, principal, expires):
+            if final:
+                outbox.put({"id": op_id, "type": "error", "payload": result.get("errors", [])})
+                return
+            outbox.put({"id": op_id, "type": "next", "payload": result})
+        outbox.put({"id": op_id, "type": "complete"})
 
     # --- server-sent events -------------------------------------------------------------------------------
 
@@ -180,19 +356,26 @@ class LiveEndpoint:
 
     async def _events(self, request: Request) -> Response:
         try:
-            principal = await self._authenticator.authenticate(request.headers)
-        except GatewayError as error:
-            status = 401 if isinstance(error, Unauthenticated) else 503
-            return _refusal(status, error)
-        try:
-            body = await _sse_params(request, self._settings.max_body_bytes)
-        except GatewayError as error:
-            return _refusal(400, error)
+            principal = await self._door.authenticate(request.headers)
+            params = await self._door.params(request)
+            assert isinstance(params, Params)  # batches are refused: none allowed
+            operation = self._checked(
+                {
+                    "query": params.query,
+                    "operationName": params.operation_name,
+                    "variables": params.variables,
+                    "extensions": params.extensions,
+                    "documentId": params.document_id,
+                },
+                request.method,
+            )
+        except Rejected as refused:
+            return _refusal(refused)
         expires = _expiry(request.headers)
 
         async def stream() -> AsyncIterator[str]:
-            async for result, _ in self._results(request.app.state, body, principal, expires):
-                yield f"event: next\ndata: {orjson.dumps(result).decode()}\n\n"
+            async for result, _ in self._results(request.app.state, operation, principal, expires):
+                yield f"event: next\ndata: {encode(result).decode()}\n\n"
             yield "event: complete\ndata: \n\n"
 
         return StreamingResponse(
@@ -204,40 +387,31 @@ class LiveEndpoint:
     # --- running an operation -----------------------------------------------------------------------------
 
     async def _results(
-        self, state: Any, body: Any, principal: Principal, expires: float | None
+        self, state: Any, operation: _Operation, principal: Principal, expires: float | None
     ) -> AsyncIterator[tuple[dict[str, Any], bool]]:
-        """Each result of the operation ``body`` asks for, and whether it is the error that ends it."""
-        if not isinstance(body, dict) or not isinstance(body.get("query"), str):
-            yield _errors(GatewayError("the operation needs a query", code="BAD_REQUEST")), True
-            return
-        variables, name, extensions = body.get("variables"), body.get("operationName"), body.get("extensions")
-        if not (
-            isinstance(variables, dict | None) and isinstance(name, str | None) and isinstance(extensions, dict | None)
-        ):
-            yield _errors(GatewayError("variables and extensions are objects, operationName a string")), True
-            return
+        """Each result of ``operation``, and whether it is the error that ends it."""
         if expires is not None and expires <= time.time():
             yield _errors(Unauthenticated("the credentials expired")), True
             return
         request_id = uuid.uuid4().hex
-        ledger = Ledger()
         guard = Guard(state.store.model, self._tenancy, principal)
-        context = Context(
-            request_id=request_id,
-            reader=Reader(state.store, self._settings, self._codec, ledger, guard, request_id),
-            store=state.store,
-            ledger=ledger,
-            planner=self._planner,
-            live=Live(state.feed, self._settings, self._codec),
+        live = Live(state.feed, self._settings, self._codec)
+        context = Context.of(
+            state.store, self._settings, self._codec, guard, request_id, planner=self._planner, live=live
         )
-        results = await self._schema.stream(
-            body["query"],
-            variable_values=variables,
-            context_value=context,
-            operation_name=name,
-            operation_extensions=extensions,
-            allowed_operation_types=_OPERATIONS,
-        )
+        params = operation.params
+        try:
+            results = await self._schema.stream(
+                operation.query,
+                variable_values=params.variables,
+                context_value=context,
+                operation_name=params.operation_name,
+                operation_extensions=params.extensions,
+                allowed_operation_types=operation.allowed,
+            )
+        except InvalidOperationTypeError:
+            yield {"errors": [refuse_writes().formatted()]}, True
+            return
         pending: asyncio.Task[Any] | None = None
         try:
             while True:
@@ -314,7 +488,7 @@ def _public(error: GraphQLError, request_id: str) -> dict[str, Any]:
         return dict(masked.formatted)
     formatted: dict[str, Any] = dict(error.formatted)
     if "code" not in (formatted.get("extensions") or {}):
-        formatted["extensions"] = {**(formatted.get("extensions") or {}), "code": "GRAPHQL_VALIDATION_FAILED"}
+        formatted["extensions"] = {**(formatted.get("extensions") or {}), "code": error_code(error)}
     return formatted
 
 
@@ -322,19 +496,9 @@ def _errors(error: GatewayError) -> dict[str, Any]:
     return {"errors": [GraphQLError(error.message, extensions=error.extensions).formatted]}
 
 
-def _refusal(status: int, error: GatewayError) -> Response:
-    body = orjson.dumps({"errors": [{"message": error.message, "extensions": error.extensions}]})
-    return Response(body, status_code=status, media_type="application/json")
-
-
-async def _message(websocket: WebSocket) -> dict[str, Any] | None:
-    """The next message, as a JSON object; None for anything else."""
-    text = await websocket.receive_text()
-    try:
-        message = json.loads(text)
-    except ValueError:
-        return None
-    return message if isinstance(message, dict) else None
+def _refusal(refused: Rejected) -> Response:
+    body = encode({"errors": [refused.formatted()]})
+    return Response(body, status_code=refused.status, headers=refused.headers, media_type="application/json")
 
 
 def _expiry(headers: Mapping[str, str]) -> float | None:
@@ -357,28 +521,6 @@ def _wants_events(scope: Scope) -> bool:
         if name == b"accept":
             return EVENT_STREAM in value.decode("latin-1").lower()
     return False
-
-
-async def _sse_params(request: Request, limit: int) -> Any:
-    if request.method == "GET":
-        params: dict[str, Any] = dict(request.query_params)
-        for name in ("variables", "extensions"):
-            if params.get(name):
-                params[name] = _json(params[name], name)
-        return params
-    body = b""
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > limit:
-            raise GatewayError(f"the body is larger than {limit} bytes", code="PAYLOAD_TOO_LARGE")
-    return _json(body.decode("utf-8", errors="replace"), "the body")
-
-
-def _json(text: str, name: str) -> Any:
-    try:
-        return json.loads(text)
-    except ValueError:
-        raise GatewayError(f"{name} is not valid JSON", code="BAD_REQUEST") from None
 
 
 async def _with_heartbeat(events: AsyncIterator[str]) -> AsyncIterator[str]:

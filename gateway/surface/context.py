@@ -41,6 +41,33 @@ class Context:
     store: Store | None = None
     """What mutations write through; None where none are served (a subscription's events)."""
 
+    @classmethod
+    def of(
+        cls,
+        store: Store,
+        settings: Settings,
+        codec: CursorCodec,
+        guard: Guard,
+        request_id: str,
+        *,
+        planner: Planner | None,
+        live: Live | None = None,
+        accounting: bool = False,
+        explain: bool = False,
+    ) -> Context:
+        """One request's context, whatever its transport: a ledger and a reader of its own, over ``store``."""
+        ledger = Ledger()
+        return cls(
+            request_id=request_id,
+            reader=Reader(store, settings, codec, ledger, guard, request_id),
+            ledger=ledger,
+            accounting=accounting,
+            explain=explain,
+            planner=planner,
+            live=live,
+            store=store,
+        )
+
     @property
     def guard(self) -> Guard:
         """The caller's rights; a write path checks its keys with ``guard.check_keys`` before sending."""

@@ -57,7 +57,7 @@ class ErrorPolicy(SchemaExtension):
                 extensions={"code": "INTERNAL", "requestId": _request_id(self.execution_context)},
             )
         if "code" not in (error.extensions or {}):
-            error.extensions = {**(error.extensions or {}), "code": _graphql_code(error)}
+            error.extensions = {**(error.extensions or {}), "code": error_code(error)}
         return error
 
 
@@ -66,7 +66,8 @@ class ErrorPolicy(SchemaExtension):
 _BAD_VARIABLE = re.compile(r"Variable '\$\w+' (has invalid value|got invalid value|of required type|of non-null type)")
 
 
-def _graphql_code(error: GraphQLError) -> str:
+def error_code(error: GraphQLError) -> str:
+    """The code of an error the GraphQL layer raised without one."""
     if error.message.startswith("Syntax Error"):
         return "GRAPHQL_PARSE_FAILED"
     if _BAD_VARIABLE.match(error.message):

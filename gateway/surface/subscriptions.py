@@ -134,7 +134,7 @@ class _Subscriptions:
         if live is None:
             raise Unavailable("subscriptions are served over WebSocket and server-sent events")
         ahead = _selected_nodes(info)
-        with live.feed.watch(topics) as watch:
+        with live.feed.watch(topics, from_now=after is None) as watch:
             replayed: set[str] = set()
             if after is not None:
                 async for change in live.feed.replay(after, topics):

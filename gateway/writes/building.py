@@ -23,6 +23,9 @@ WRITE_ID = "writeId"
 """The id of the gateway write that last created or changed the item (counters aside): when DynamoDB's answer to
 a write is lost and the retry is refused, the item still carrying this write's id shows that it was applied."""
 TOKEN_LIFETIME_SECONDS = 24 * 3600
+CLAIM_SECONDS = 300
+"""How long a token stays claimed by a mutation of several writes (a cascade) that has not finished: a retry in
+that time is told it is in progress; after it (the process died), the retry runs it again."""
 
 Outcome = Literal["applied", "refused", "unknown"]
 
@@ -310,6 +313,67 @@ def token_ids(writes: WriteModel, caller: str, token: str) -> dict[str, str]:
     return {writes.token.id_fields[0]: token_key(caller, token)}
 
 
+def token_claim(
+    writes: WriteModel,
+    caller: str,
+    token: str,
+    print_: str,
+    claim: str,
+    partial: Mapping[str, int],
+    now: datetime | None = None,
+) -> WriteOp:
+    """Claim the caller's token for a mutation of several writes before its first one, carrying what earlier
+    attempts of it did (``partial``). Refused (ALL_OLD) while another claim or a record of the token is unexpired,
+    unless an earlier attempt of the same mutation released it; ``token_record`` with the same ``claim`` replaces
+    it when the mutation is done."""
+    moment = int((now or datetime.now(UTC)).timestamp())
+    expr = Placeholders()
+    ids = token_ids(writes, caller, token)
+    attributes = {"fingerprint": print_, "claim": claim, "partial": dict(partial), "expiresAt": moment + CLAIM_SECONDS}
+    pk = expr.name(writes.model.index(None).pk)
+    released = f"({expr.name('released')} = {expr.value(True)} AND {expr.name('fingerprint')} = {expr.value(print_)})"
+    return WriteOp(
+        "Put",
+        writes.model.key(writes.token, ids),
+        Target(writes.token, ids, "token"),
+        item=writes.model.item(writes.token, ids, attributes),
+        condition=f"attribute_not_exists({pk}) OR {expr.name('expiresAt')} < {expr.value(moment)} OR {released}",
+        names=expr.names,
+        values=expr.values,
+    )
+
+
+def token_release(
+    writes: WriteModel,
+    caller: str,
+    token: str,
+    print_: str,
+    claim: str,
+    partial: Mapping[str, int],
+    now: datetime | None = None,
+) -> WriteOp:
+    """Give up the caller's claim on its token (the mutation failed half way), keeping what it did: a retry of the
+    same mutation claims it at once and reports the whole."""
+    moment = int((now or datetime.now(UTC)).timestamp())
+    expr = Placeholders()
+    ids = token_ids(writes, caller, token)
+    attributes = {
+        "fingerprint": print_,
+        "released": True,
+        "partial": dict(partial),
+        "expiresAt": moment + TOKEN_LIFETIME_SECONDS,
+    }
+    return WriteOp(
+        "Put",
+        writes.model.key(writes.token, ids),
+        Target(writes.token, ids, "token"),
+        item=writes.model.item(writes.token, ids, attributes),
+        condition=f"{expr.name('claim')} = {expr.value(claim)}",
+        names=expr.names,
+        values=expr.values,
+    )
+
+
 def token_record(
     writes: WriteModel,
     caller: str,
@@ -317,6 +381,7 @@ def token_record(
     print_: str,
     result: Mapping[str, Any],
     now: datetime | None = None,
+    claim: str | None = None,
 ) -> WriteOp:
     """Record that the caller's mutation with this token was applied, in the same transaction that applies it.
 
@@ -337,7 +402,8 @@ def token_record(
         writes.model.key(writes.token, ids),
         Target(writes.token, ids, "token"),
         item=item,
-        condition=f"attribute_not_exists({pk}) OR {expr.name('expiresAt')} < {expr.value(moment)}",
+        condition=f"attribute_not_exists({pk}) OR {expr.name('expiresAt')} < {expr.value(moment)}"
+        + (f" OR {expr.name('claim')} = {expr.value(claim)}" if claim is not None else ""),
         names=expr.names,
         values=expr.values,
     )

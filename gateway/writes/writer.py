@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
+import uuid
 from collections import Counter
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -139,7 +140,33 @@ class Writer:
             if replayed is None:
                 raise
             return {name: int(count) for name, count in replayed["deleted"].items()}
+        claim: str | None = None
         deleted: Counter[str] = Counter()
+        if cascade and token is not None:
+            # Several writes: a retry while this runs must not run a second cascade that counts only its share,
+            # and a retry after this one failed half way counts what this one deleted too.
+            claim = uuid.uuid4().hex
+            replayed, partial = await self._claim(token, claim)
+            if replayed is not None:
+                return {name: int(count) for name, count in replayed["deleted"].items()}
+            deleted.update(partial)
+        try:
+            return await self._delete(entity, ids, expected_version, cascade, token, claim, deleted)
+        except BaseException:
+            if claim is not None and token is not None:
+                await self._release(token, claim, deleted)
+            raise
+
+    async def _delete(
+        self,
+        entity: Entity,
+        ids: Ids,
+        expected_version: int | None,
+        cascade: bool,
+        token: Token | None,
+        claim: str | None,
+        deleted: Counter[str],
+    ) -> dict[str, int]:
         missing_parents: set[tuple[str, str]] = set()
         for _ in range(CASCADE_ROUNDS):
             op = building.delete(
@@ -152,7 +179,7 @@ class Writer:
             ops = [op, *building.counter_ops(self.declaration, [(entity, ids)], -1, missing_parents)]
             result = {"deleted": dict(deleted + Counter({entity.name: 1}))}
             try:
-                applied = await self._apply(ops, token, result)
+                applied = await self._apply(ops, token, result, claim)
             except Refused as refused:
                 gone = _missing_parents(self.model, ops, refused)
                 if gone:
@@ -174,7 +201,9 @@ class Writer:
 
     # --- sending and explaining -----------------------------------------------------------------------------
 
-    async def _apply(self, ops: Sequence[WriteOp], token: Token | None, result: Mapping[str, Any]) -> _Applied:
+    async def _apply(
+        self, ops: Sequence[WriteOp], token: Token | None, result: Mapping[str, Any], claim: str | None = None
+    ) -> _Applied:
         """Send ``ops`` (with the token's record); the earlier result if the token's mutation was applied before.
 
         Refusals other than the token's are explained here when they concern a parent, and raised as ``Refused``
@@ -182,7 +211,11 @@ class Writer:
         """
         sent = list(ops)
         if token is not None:
-            sent.append(building.token_record(self.declaration, self.caller, token.value, token.fingerprint, result))
+            sent.append(
+                building.token_record(
+                    self.declaration, self.caller, token.value, token.fingerprint, result, claim=claim
+                )
+            )
         self._check(sent)
         try:
             return _Applied(item=await self.store.write(sent, self.ledger))
@@ -197,7 +230,9 @@ class Writer:
                             "this client token was already used for a different mutation",
                             reason="TOKEN_REUSED",
                         ) from None
-                    return _Applied(replayed=recorded.item.get("result", {}))
+                    if "result" not in recorded.item:
+                        raise _in_progress() from None  # another attempt claimed the token and is running
+                    return _Applied(replayed=recorded.item["result"])
                 refused = Refused(refused.reasons[:-1])
             for op, reason in zip(ops, refused.reasons, strict=True):
                 if reason.code == "ConditionalCheckFailed" and copies.stale(op, reason.item):
@@ -216,6 +251,39 @@ class Writer:
                     ) from None
             raise refused from None
 
+    async def _claim(self, token: Token, claim: str) -> tuple[dict[str, Any] | None, dict[str, int]]:
+        """Claim ``token`` for this mutation: the recorded result when it was applied before, else what earlier
+        attempts that failed half way did. UNAVAILABLE with outcome IN_PROGRESS while another request holds it,
+        TOKEN_REUSED when it was another mutation's."""
+        ids = building.token_ids(self.declaration, self.caller, token.value)
+        earlier = await self.store.get_item(self.model.key(self.declaration.token, ids), self.ledger)
+        partial: dict[str, int] = {}
+        if earlier is not None and earlier.get("released") and earlier.get("fingerprint") == token.fingerprint:
+            partial = {name: int(count) for name, count in earlier.get("partial", {}).items()}
+        op = building.token_claim(self.declaration, self.caller, token.value, token.fingerprint, claim, partial)
+        try:
+            await self.store.write([op], self.ledger)
+        except Refused as refused:
+            found = refused.reasons[0].item
+            if found is None or found.get("claim") == claim:
+                return None, partial  # our own claim, whose answer was lost
+            if found.get("fingerprint") != token.fingerprint:
+                raise Conflict(
+                    "this client token was already used for a different mutation", reason="TOKEN_REUSED"
+                ) from None
+            if "result" in found:
+                result: dict[str, Any] = found["result"]
+                return result, partial
+            raise _in_progress() from None
+        return None, partial
+
+    async def _release(self, token: Token, claim: str, deleted: Counter[str]) -> None:
+        op = building.token_release(self.declaration, self.caller, token.value, token.fingerprint, claim, deleted)
+        try:
+            await self.store.write([op], self.ledger)
+        except (Refused, GatewayError):
+            log.warning("a cascade's client token could not be released; a retry runs once its claim expires")
+
     async def _recorded(self, token: Token | None) -> dict[str, Any] | None:
         """The result recorded for ``token``'s mutation, if it was applied; TOKEN_REUSED if it was another one."""
         if token is None:
@@ -226,7 +294,11 @@ class Writer:
             return None
         if record.get("fingerprint") != token.fingerprint:
             raise Conflict("this client token was already used for a different mutation", reason="TOKEN_REUSED")
-        result: dict[str, Any] = record.get("result", {})
+        if "result" not in record:
+            if record.get("released"):
+                return None  # an attempt that failed half way: not applied
+            raise _in_progress()
+        result: dict[str, Any] = record["result"]
         return result
 
     def _explain(self, op: WriteOp, old: Item | None, expected_version: int | None) -> GatewayError:
@@ -440,6 +512,13 @@ class Writer:
                 continue
             deleted.update(entity.name for entity, _ in members)
             return
+
+
+def _in_progress() -> Unavailable:
+    return Unavailable(
+        "the mutation sent with this client token is still running: send it again shortly for its result",
+        outcome="IN_PROGRESS",
+    )
 
 
 def _settle(op: WriteOp, refused: Refused) -> _Applied:
