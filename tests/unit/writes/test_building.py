@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from gateway.dynamo.requests import TRANSACTION_LIMIT
+from gateway.dynamo.requests import TRANSACTION_LIMIT, Reason, Refused
 from gateway.writes import building as writes
 from schema.demo import demo_items
 from schema.model import COURSE, ENROLLMENT, MODEL, PROJECT, STUDENT, TICKET, WORKSPACE, WRITES
@@ -148,8 +148,8 @@ def test_the_same_token_of_two_callers_has_two_records() -> None:
 WORKSPACE_IDS = {"workspaceId": "w"}
 
 
-def _refused(item: dict[str, object] | None, uncertain: bool) -> writes.Refused:
-    return writes.Refused([writes.Reason("ConditionalCheckFailed", item)], uncertain)
+def _refused(item: dict[str, object] | None, uncertain: bool) -> Refused:
+    return Refused([Reason("ConditionalCheckFailed", item)], uncertain)
 
 
 def _workspace(version: int, write_id: str | None) -> dict[str, object]:
