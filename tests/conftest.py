@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import ExitStack
 from typing import Any
 
 import boto3
@@ -12,7 +13,10 @@ import pytest
 
 from gateway.config import Settings
 from gateway.design.declaration import Declaration
+from gateway.dynamo.store import table_definition
 from gateway.server.local import DynamoDBLocal
+from gateway.writes.building import with_counters
+from schema.model import MODEL
 from tests.support.contract import create_table, load_contract_data
 from tests.support.gateway import Gateway
 
@@ -66,8 +70,8 @@ def gateway_factory(endpoint: str) -> Callable[..., Gateway]:
 
         Authentication is open unless the test configures it: the suite's other concerns run as an admin.
         """
-        options = {"cursor_secret": "test-secret", "auth_open": True, **settings}
-        settings_ = Settings(endpoint_url=endpoint, table=table, **options)
+        options = {"endpoint_url": endpoint, "cursor_secret": "test-secret", "auth_open": True, **settings}
+        settings_ = Settings(table=table, **options)
         return Gateway(settings_, declaration=declaration, schema=schema)
 
     return make
@@ -77,3 +81,33 @@ def gateway_factory(endpoint: str) -> Callable[..., Gateway]:
 def gateway(gateway_factory: Callable[..., Gateway], contract_table: str) -> Iterator[Gateway]:
     with gateway_factory(contract_table) as running:
         yield running
+
+
+@pytest.fixture(scope="module")
+def served(dynamodb: Any, endpoint: str, gateway_factory: Callable[..., Gateway]) -> Iterator[Callable[..., Gateway]]:
+    """Serve a declaration (the demo by default) on an empty table of its key design, made for the test module:
+    ``served(BUSINESS, seeded=True, max_calls=50)``; settings go to the gateway, ``endpoint_url`` included. The
+    gateways stop and the tables are deleted when the module ends."""
+    with ExitStack() as stack:
+
+        def serve(declaration: Declaration | None = None, *, seeded: bool = False, **settings: Any) -> Gateway:
+            name = f"served-{uuid.uuid4().hex[:8]}"
+            model = MODEL if declaration is None else declaration.model
+            dynamodb.create_table(TableName=name, **table_definition(model))
+            stack.callback(dynamodb.delete_table, TableName=name)
+            if seeded:
+                assert declaration is not None and declaration.seed is not None, "only a declaration's seed is loaded"
+                _load(endpoint, name, with_counters(declaration.writes, declaration.seed()))
+            return stack.enter_context(gateway_factory(name, declaration=declaration, **settings))
+
+        yield serve
+
+
+def _load(endpoint: str, table: str, items: Iterable[Mapping[str, Any]]) -> None:
+    """Write ``items`` as ``tablegraph seed`` does, with boto3's batch writer."""
+    resource = boto3.resource(
+        "dynamodb", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="l", aws_secret_access_key="l"
+    )
+    with resource.Table(table).batch_writer() as batch:
+        for item in items:
+            batch.put_item(Item=item)

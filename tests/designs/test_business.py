@@ -3,44 +3,24 @@ its index, served from the declaration on DynamoDB Local with the requests count
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
-import boto3
 import pytest
 
 from gateway.design.model import Entity, Index, KeyShape, Model
-from gateway.dynamo.store import table_definition
-from gateway.writes.building import with_counters
 from schema.business import BUSINESS, CUSTOMERS, MANAGES, STORES, TAGS, orders
-from tests.designs.test_library import mutate
 from tests.support.gateway import Gateway
+from tests.support.mutations import mutate
 
 ORDERS = list(orders())
 NEWEST_FIRST = sorted(ORDERS, reverse=True)
 
 
 @pytest.fixture(scope="module")
-def table(dynamodb: Any, endpoint: str) -> Iterator[str]:
+def business(served: Callable[..., Gateway]) -> Gateway:
     """The declaration's seed as `tablegraph seed` loads it, counters set."""
-    name = f"business-{uuid.uuid4().hex[:8]}"
-    dynamodb.create_table(TableName=name, **table_definition(BUSINESS.model))
-    resource = boto3.resource(
-        "dynamodb", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="l", aws_secret_access_key="l"
-    )
-    assert BUSINESS.seed is not None
-    with resource.Table(name).batch_writer() as batch:
-        for item in with_counters(BUSINESS.writes, BUSINESS.seed()):
-            batch.put_item(Item=item)
-    yield name
-    dynamodb.delete_table(TableName=name)
-
-
-@pytest.fixture(scope="module")
-def business(gateway_factory: Callable[..., Gateway], table: str) -> Iterator[Gateway]:
-    with gateway_factory(table, declaration=BUSINESS) as running:
-        yield running
+    return served(BUSINESS, seeded=True)
 
 
 def _run(gateway: Gateway, query: str, variables: dict[str, Any] | None = None) -> tuple[Any, tuple[int, int], Any]:

@@ -23,8 +23,8 @@ from gateway.writes.building import with_counters
 from gateway.writes.inputs import item_size
 from schema.library import LIBRARY
 from tests.support.gateway import Gateway
+from tests.support.mutations import mutate
 
-ERRORS = "... on MutationError { message } ... on ConflictError { reason } ... on ValidationFailedError { field }"
 BRANCHES = """query($country: ID!, $state: ID, $city: ID, $first: Int, $after: String) {
   country(countryCode: $country) { name branches(first: $first, after: $after, state: $state, city: $city) {
     totalCount nodes { state city branchId } pageInfo { hasNextPage endCursor } } } }"""
@@ -67,17 +67,6 @@ def cost(body: dict[str, Any]) -> tuple[int, int]:
 def operations(body: dict[str, Any]) -> dict[str, int]:
     result: dict[str, int] = body["extensions"]["dynamodb"]["operations"]
     return result
-
-
-def mutate(gateway: Gateway, field: str, data: dict[str, Any], selection: str = "", **headers: str) -> Any:
-    body = gateway.query(
-        f"mutation($input: {field[0].upper()}{field[1:]}Input!) "
-        f"{{ {field}(input: $input) {{ __typename {selection} {ERRORS} }} }}",
-        {"input": data},
-        **headers,
-    )
-    assert "errors" not in body, body["errors"]
-    return body["data"][field], operations(body)
 
 
 def raw(dynamodb: Any, table: str, pk: str, sk: str) -> Any:

@@ -19,6 +19,7 @@ from gateway.server.auth import digest
 from gateway.server.cli import main
 from schema.orders import ORDERS
 from tests.support.gateway import Gateway
+from tests.support.mutations import mutate
 
 # The article's three items as it stores them, plus the item_count a counting writer (or `tablegraph recount`) keeps.
 ARTICLE: list[dict[str, Any]] = [
@@ -60,7 +61,6 @@ READER_KEY, ADMIN_KEY = "tg_orders_reader_0123456789", "tg_orders_admin_01234567
 
 ONE_ORDER = """query($orderId: ID!) { order(orderId: $orderId) { total status items(first: 5) {
   totalCount nodes { itemId productId quantity price } pageInfo { hasNextPage } } } }"""
-ERRORS = "... on MutationError { message } ... on ConflictError { reason } ... on ValidationFailedError { field }"
 
 
 def _resource(endpoint: str) -> Any:
@@ -94,18 +94,6 @@ def cost(body: dict[str, Any]) -> tuple[int, int]:
 def stored(dynamodb: Any, table: str, pk: str, sk: str) -> Any:
     """The item under these literal keys as DynamoDB holds it (None when there is none), read with plain boto3."""
     return dynamodb.get_item(TableName=table, Key={"pk": {"S": pk}, "sk": {"S": sk}}, ConsistentRead=True).get("Item")
-
-
-def mutate(gateway: Gateway, field: str, data: dict[str, Any], selection: str, **headers: str) -> Any:
-    """Run one mutation with accounting on; its result and the DynamoDB operations it made."""
-    body = gateway.query(
-        f"mutation($input: {field[0].upper()}{field[1:]}Input!) "
-        f"{{ {field}(input: $input) {{ __typename {selection} {ERRORS} }} }}",
-        {"input": data},
-        **headers,
-    )
-    assert "errors" not in body, body["errors"]
-    return body["data"][field], body["extensions"]["dynamodb"]["operations"]
 
 
 # --- reads ------------------------------------------------------------------------------------------------------

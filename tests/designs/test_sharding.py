@@ -22,7 +22,6 @@ from benchmarks.sharding import compare
 from gateway.design.declaration import Declaration
 from gateway.design.keys import KeyTemplate, shard_of
 from gateway.design.model import Collection, Index, KeyShape, Model
-from gateway.dynamo.store import table_definition
 from schema.giant import GIANT, SHARDS, design
 from tests.support.gateway import Gateway
 
@@ -41,23 +40,14 @@ def _shard(project_id: str) -> int:
 
 
 @pytest.fixture(scope="module")
-def table(dynamodb: Any) -> Iterator[str]:
-    name = f"giant-{uuid.uuid4().hex[:8]}"
-    dynamodb.create_table(TableName=name, **table_definition(GIANT.model))
-    yield name
-    dynamodb.delete_table(TableName=name)
+def giant(served: Callable[..., Gateway]) -> Gateway:
+    return served(GIANT)
 
 
 @pytest.fixture(scope="module")
-def giant(gateway_factory: Callable[..., Gateway], table: str) -> Iterator[Gateway]:
-    with gateway_factory(table, declaration=GIANT) as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def one_call(gateway_factory: Callable[..., Gateway], table: str) -> Iterator[Gateway]:
+def one_call(gateway_factory: Callable[..., Gateway], giant: Gateway) -> Iterator[Gateway]:
     """The same table with a filtered page's budget of one Query per shard."""
-    with gateway_factory(table, declaration=GIANT, filter_read_calls=1) as running:
+    with gateway_factory(giant.table, declaration=GIANT, filter_read_calls=1) as running:
         yield running
 
 
@@ -115,10 +105,10 @@ _IDS = st.lists(
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(project_ids=_IDS, size=st.integers(1, 6))
 def test_walking_a_sharded_collection_both_ways_gives_the_order_of_one_partition(
-    giant: Gateway, dynamodb: Any, table: str, project_ids: list[str], size: int
+    giant: Gateway, dynamodb: Any, project_ids: list[str], size: int
 ) -> None:
     ws = f"ws-{uuid.uuid4().hex[:8]}"
-    _put(dynamodb, table, ws, project_ids)
+    _put(dynamodb, giant.table, ws, project_ids)
     ordered = sorted(project_ids)
     assert _walk(giant, ws, size) == ordered
     assert _walk(giant, ws, size, backward=True) == ordered
@@ -126,11 +116,11 @@ def test_walking_a_sharded_collection_both_ways_gives_the_order_of_one_partition
     assert _walk(giant, ws, size, backward=True, order="DESCENDING") == ordered[::-1]
 
 
-def test_a_cursor_resumes_either_way_from_the_same_member(giant: Gateway, dynamodb: Any, table: str) -> None:
+def test_a_cursor_resumes_either_way_from_the_same_member(giant: Gateway, dynamodb: Any) -> None:
     """The cursor of a member in the middle of a page: after it and before it part the collection at that member."""
     ws = f"ws-{uuid.uuid4().hex[:8]}"
     project_ids = [f"p{n:02d}" for n in range(30)]
-    _put(dynamodb, table, ws, project_ids)
+    _put(dynamodb, giant.table, ws, project_ids)
     first, _ = _page(giant, ws, first=12)
     assert first["totalCount"] == 30
     middle = first["nodes"][7]["projectId"]
@@ -146,14 +136,14 @@ def test_a_cursor_resumes_either_way_from_the_same_member(giant: Gateway, dynamo
 
 
 def test_a_filtered_sharded_page_fills_and_a_stopped_one_resumes_where_it_stopped(
-    giant: Gateway, one_call: Gateway, dynamodb: Any, table: str
+    giant: Gateway, one_call: Gateway, dynamodb: Any
 ) -> None:
     """One in five paused: a page of three reads on in every shard until it fills; with a budget of one Query per
     shard, pages stop short, say so, and walking on still gives every paused project once, in order."""
     ws = f"ws-{uuid.uuid4().hex[:8]}"
     project_ids = [f"p{n:02d}" for n in range(60)]
     paused = frozenset(one for n, one in enumerate(project_ids) if n % 5 == 0)
-    _put(dynamodb, table, ws, project_ids, paused)
+    _put(dynamodb, giant.table, ws, project_ids, paused)
     where = {"status": {"eq": "paused"}}
     page, cost = _page(giant, ws, first=3, where=where)
     assert [n["projectId"] for n in page["nodes"]] == sorted(paused)[:3]
@@ -174,10 +164,10 @@ def test_a_filtered_sharded_page_fills_and_a_stopped_one_resumes_where_it_stoppe
     assert stops > 0
 
 
-def test_writes_land_in_the_shard_the_hash_of_the_id_names(giant: Gateway, dynamodb: Any, table: str) -> None:
+def test_writes_land_in_the_shard_the_hash_of_the_id_names(giant: Gateway, dynamodb: Any) -> None:
     """Creates, updates and deletes find the partition from the id alone: no Query, no read to locate it."""
     ws = f"ws-{uuid.uuid4().hex[:8]}"
-    _put(dynamodb, table, ws, [])
+    _put(dynamodb, giant.table, ws, [])
     created = []
     for n in range(12):
         body = giant.query(CREATE, {"input": {"workspaceId": ws, "projectId": f"new-{n}", "title": f"T{n}"}})
@@ -187,7 +177,7 @@ def test_writes_land_in_the_shard_the_hash_of_the_id_names(giant: Gateway, dynam
     assert len({_shard(one) for one in created}) > 1
     for project_id in created:
         key = {"PK": {"S": f"WS#{ws}#{_shard(project_id)}"}, "SK": {"S": f"PROJ#{project_id}"}}
-        stored = dynamodb.get_item(TableName=table, Key=key, ConsistentRead=True)["Item"]
+        stored = dynamodb.get_item(TableName=giant.table, Key=key, ConsistentRead=True)["Item"]
         assert stored["title"]["S"] == f"T{created.index(project_id)}"
     update = """mutation($input: UpdateProjectInput!) { updateProject(input: $input) { __typename } }"""
     body = giant.query(
@@ -196,19 +186,19 @@ def test_writes_land_in_the_shard_the_hash_of_the_id_names(giant: Gateway, dynam
     assert body["data"]["updateProject"]["__typename"] == "Project", body
     assert "Query" not in body["extensions"]["dynamodb"]["operations"]
     key = {"PK": {"S": f"WS#{ws}#{_shard('new-3')}"}, "SK": {"S": "PROJ#new-3"}}
-    assert dynamodb.get_item(TableName=table, Key=key, ConsistentRead=True)["Item"]["title"]["S"] == "Renamed"
+    assert dynamodb.get_item(TableName=giant.table, Key=key, ConsistentRead=True)["Item"]["title"]["S"] == "Renamed"
     delete = """mutation($input: DeleteProjectInput!) { deleteProject(input: $input) { __typename } }"""
     body = giant.query(delete, {"input": {"workspaceId": ws, "projectId": "new-3", "expectedVersion": 2}})
     assert body["data"]["deleteProject"]["__typename"] == "Deleted", body
-    assert "Item" not in dynamodb.get_item(TableName=table, Key=key, ConsistentRead=True)
+    assert "Item" not in dynamodb.get_item(TableName=giant.table, Key=key, ConsistentRead=True)
     page, _ = _page(giant, ws, first=50)
     assert page["totalCount"] == 11
     assert [n["projectId"] for n in page["nodes"]] == sorted(set(created) - {"new-3"})
 
 
-def test_the_count_stays_exact_under_concurrent_creates(giant: Gateway, dynamodb: Any, table: str) -> None:
+def test_the_count_stays_exact_under_concurrent_creates(giant: Gateway, dynamodb: Any) -> None:
     ws = f"ws-{uuid.uuid4().hex[:8]}"
-    _put(dynamodb, table, ws, [])
+    _put(dynamodb, giant.table, ws, [])
 
     def create(n: int) -> str:
         variables = {"input": {"workspaceId": ws, "projectId": f"c{n:02d}", "title": "T"}}
@@ -273,19 +263,17 @@ def test_the_giant_declaration_serves_its_seed() -> None:
     assert shards == {f"WS#acme#{shard}" for shard in range(SHARDS)}
 
 
-def test_deleting_the_workspace_with_cascade_deletes_the_projects_of_every_shard(
-    giant: Gateway, dynamodb: Any, table: str
-) -> None:
+def test_deleting_the_workspace_with_cascade_deletes_the_projects_of_every_shard(giant: Gateway, dynamodb: Any) -> None:
     ws = f"ws-{uuid.uuid4().hex[:8]}"
     project_ids = [f"p{n:02d}" for n in range(20)]
-    _put(dynamodb, table, ws, project_ids)
+    _put(dynamodb, giant.table, ws, project_ids)
     delete = """mutation($input: DeleteWorkspaceInput!) { deleteWorkspace(input: $input) { __typename } }"""
     body = giant.query(delete, {"input": {"workspaceId": ws, "expectedVersion": 0, "cascade": True}})
     assert body["data"]["deleteWorkspace"]["__typename"] == "Deleted", body
     assert body["extensions"]["dynamodb"]["operations"]["Query"] == SHARDS
     for shard in range(SHARDS):
         left = dynamodb.query(
-            TableName=table,
+            TableName=giant.table,
             KeyConditionExpression="PK = :pk",
             ExpressionAttributeValues={":pk": {"S": f"WS#{ws}#{shard}"}},
         )

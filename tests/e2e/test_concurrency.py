@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import uuid
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import httpx
 import pytest
 
-from tests.support.contract import create_table
 from tests.support.gateway import Gateway
 
 ENROLL = "mutation($input: EnrollInput!) { enroll(input: $input) { __typename ... on ConflictError { reason } } }"
@@ -22,17 +20,8 @@ UPDATE_COURSE = (
 
 
 @pytest.fixture(scope="module")
-def table(dynamodb: Any) -> Iterator[str]:
-    name = f"c-{uuid.uuid4().hex[:8]}"
-    create_table(dynamodb, name)
-    yield name
-    dynamodb.delete_table(TableName=name)
-
-
-@pytest.fixture(scope="module")
-def writable(gateway_factory: Callable[..., Gateway], table: str) -> Iterator[Gateway]:
-    with gateway_factory(table) as running:
-        yield running
+def writable(served: Callable[..., Gateway]) -> Gateway:
+    return served()
 
 
 def post_all(gateway: Gateway, requests: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
@@ -72,7 +61,7 @@ def edges(dynamodb: Any, table: str, student: str) -> list[str]:
 
 
 def test_fifty_concurrent_enrolments_of_one_pair_leave_one_edge_and_a_count_of_one(
-    writable: Gateway, dynamodb: Any, table: str
+    writable: Gateway, dynamodb: Any
 ) -> None:
     create(writable, "createStudent", {"studentId": "solo", "name": "S"})
     create(writable, "createCourse", {"courseId": "popular", "title": "C"})
@@ -81,12 +70,12 @@ def test_fifty_concurrent_enrolments_of_one_pair_leave_one_edge_and_a_count_of_o
         body["data"]["enroll"]["__typename"] + ":" + body["data"]["enroll"].get("reason", "") for body in bodies
     )
     assert outcomes == {"Enrollment:": 1, "ConflictError:ALREADY_EXISTS": 49}
-    assert edges(dynamodb, table, "solo") == ["ENROLL#CRS#popular"]
-    assert counter(dynamodb, table, "STU#solo", "PROFILE", "courseCount") == 1
-    assert counter(dynamodb, table, "CRS#popular", "METADATA", "enrolledCount") == 1
+    assert edges(dynamodb, writable.table, "solo") == ["ENROLL#CRS#popular"]
+    assert counter(dynamodb, writable.table, "STU#solo", "PROFILE", "courseCount") == 1
+    assert counter(dynamodb, writable.table, "CRS#popular", "METADATA", "enrolledCount") == 1
 
 
-def test_two_hundred_concurrent_enrolments_leave_exact_counters(writable: Gateway, dynamodb: Any, table: str) -> None:
+def test_two_hundred_concurrent_enrolments_leave_exact_counters(writable: Gateway, dynamodb: Any) -> None:
     students = [f"many-s{n:02d}" for n in range(10)]
     courses = [f"many-c{n:02d}" for n in range(20)]
     for student in students:
@@ -97,15 +86,13 @@ def test_two_hundred_concurrent_enrolments_leave_exact_counters(writable: Gatewa
     bodies = post_all(writable, [(ENROLL, pair) for pair in pairs])
     assert all(body["data"]["enroll"]["__typename"] == "Enrollment" for body in bodies), bodies[:3]
     for student in students:
-        assert len(edges(dynamodb, table, student)) == len(courses)
-        assert counter(dynamodb, table, f"STU#{student}", "PROFILE", "courseCount") == len(courses)
+        assert len(edges(dynamodb, writable.table, student)) == len(courses)
+        assert counter(dynamodb, writable.table, f"STU#{student}", "PROFILE", "courseCount") == len(courses)
     for course in courses:
-        assert counter(dynamodb, table, f"CRS#{course}", "METADATA", "enrolledCount") == len(students)
+        assert counter(dynamodb, writable.table, f"CRS#{course}", "METADATA", "enrolledCount") == len(students)
 
 
-def test_concurrent_updates_from_the_same_version_let_exactly_one_win(
-    writable: Gateway, dynamodb: Any, table: str
-) -> None:
+def test_concurrent_updates_from_the_same_version_let_exactly_one_win(writable: Gateway, dynamodb: Any) -> None:
     create(writable, "createCourse", {"courseId": "contested", "title": "Start"})
     requests = [
         (UPDATE_COURSE, {"input": {"courseId": "contested", "expectedVersion": 1, "title": f"Title {n}"}})
@@ -119,5 +106,7 @@ def test_concurrent_updates_from_the_same_version_let_exactly_one_win(
     assert all(
         loser == {"__typename": "ConflictError", "reason": "VERSION_MISMATCH", "currentVersion": 2} for loser in losers
     )
-    item = dynamodb.get_item(TableName=table, Key={"PK": {"S": "CRS#contested"}, "SK": {"S": "METADATA"}})["Item"]
+    item = dynamodb.get_item(TableName=writable.table, Key={"PK": {"S": "CRS#contested"}, "SK": {"S": "METADATA"}})[
+        "Item"
+    ]
     assert (item["title"]["S"], item["version"]["N"]) == (winners[0]["title"], "2")

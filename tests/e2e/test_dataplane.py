@@ -29,9 +29,9 @@ from gateway.dynamo.dataplane import DataPlane, Signer, _backoff
 from gateway.dynamo.requests import Refused, Target, WriteOp
 from gateway.dynamo.store import Store
 from schema.model import MODEL
-from tests.e2e.test_wire import _typed
 from tests.support.contract import create_table
 from tests.support.faults import FaultProxy, Rule
+from tests.support.values import typed
 
 T = TypeVar("T")
 _texts = st.text(st.characters(codec="utf-8"), max_size=12)
@@ -170,12 +170,12 @@ def test_every_request_answers_as_the_stock_client_does(
     put = {"TableName": table, "Item": _wire(second), "ReturnValues": "ALL_OLD"}
     pair.run(pair.lean.call("PutItem", put))
     lean, stock = pair.both("PutItem", put)
-    assert _typed(lean["Attributes"]) == _typed(_decoded(stock["Attributes"]))
+    assert typed(lean["Attributes"]) == typed(_decoded(stock["Attributes"]))
     assert lean["Attributes"] == second
 
     get = {"TableName": table, "Key": keys[0], "ConsistentRead": True, "ReturnConsumedCapacity": "TOTAL"}
     lean, stock = pair.both("GetItem", get)
-    assert _typed(lean["Item"]) == _typed(_decoded(stock["Item"]))
+    assert typed(lean["Item"]) == typed(_decoded(stock["Item"]))
     assert lean["Item"] == first
     assert _answer(lean, "Item") == _answer(stock, "Item")
 
@@ -188,7 +188,7 @@ def test_every_request_answers_as_the_stock_client_does(
         "ReturnConsumedCapacity": "TOTAL",
     }
     lean, stock = pair.both("Query", query)
-    assert _typed(lean["Items"]) == _typed([_decoded(raw) for raw in stock["Items"]])
+    assert typed(lean["Items"]) == typed([_decoded(raw) for raw in stock["Items"]])
     assert lean["Items"] == [first]
     assert _answer(lean, "Items") == _answer(stock, "Items")
     assert lean["LastEvaluatedKey"] == keys[0]
@@ -197,7 +197,7 @@ def test_every_request_answers_as_the_stock_client_does(
     lean, stock = pair.both("BatchGetItem", batch)
     by_sort = sorted(lean["Responses"][table], key=lambda found: str(found["SK"]))
     stock_items = sorted((_decoded(raw) for raw in stock["Responses"][table]), key=lambda found: str(found["SK"]))
-    assert _typed(by_sort) == _typed(stock_items)
+    assert typed(by_sort) == typed(stock_items)
     assert by_sort == [first, second]
     assert _answer(lean, "Responses") == _answer(stock, "Responses")
 
@@ -211,7 +211,7 @@ def test_every_request_answers_as_the_stock_client_does(
         "ReturnConsumedCapacity": "TOTAL",
     }
     lean, stock = pair.both("UpdateItem", update)
-    assert _typed(lean["Attributes"]) == _typed(_decoded(stock["Attributes"]))
+    assert typed(lean["Attributes"]) == typed(_decoded(stock["Attributes"]))
     assert lean["Attributes"] == {**second, "value": item}
     assert _answer(lean, "Attributes") == _answer(stock, "Attributes")
 

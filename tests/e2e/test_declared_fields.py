@@ -34,21 +34,21 @@ WITH_FIELDS = dataclasses.replace(
 
 
 @pytest.fixture(scope="module")
-def served(gateway_factory: Callable[..., Gateway], contract_table: str) -> Iterator[Gateway]:
+def with_fields(gateway_factory: Callable[..., Gateway], contract_table: str) -> Iterator[Gateway]:
     with gateway_factory(contract_table, declaration=WITH_FIELDS) as gateway:
         yield gateway
 
 
-def test_a_hand_written_field_sits_beside_the_derived_ones(served: Gateway) -> None:
-    body = served.query(
+def test_a_hand_written_field_sits_beside_the_derived_ones(with_fields: Gateway) -> None:
+    body = with_fields.query(
         '{ workspace(workspaceId: "ws-main") { displayName initials projects(first: 1) { nodes { projectId } } } }'
     )
     workspace = body["data"]["workspace"]
     assert (workspace["displayName"], workspace["initials"], len(workspace["projects"]["nodes"])) == ("Main", "M", 1)
 
 
-def test_a_hand_written_root_field_reads_through_the_request_reader(served: Gateway) -> None:
-    body = served.query('{ workspaceLabel(workspaceId: "ws-main") }')
+def test_a_hand_written_root_field_reads_through_the_request_reader(with_fields: Gateway) -> None:
+    body = with_fields.query('{ workspaceLabel(workspaceId: "ws-main") }')
     assert body["data"] == {"workspaceLabel": "Main (eu-west-1)"}
     assert body["extensions"]["dynamodb"]["operations"] == {"BatchGetItem": 1}
 

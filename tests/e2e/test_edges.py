@@ -7,9 +7,8 @@ from typing import Any
 import pytest
 
 from gateway.surface import graph
-from tests.e2e.test_canonical_operations import dynamodb
 from tests.support.contract import COURSES, course_id, student_id
-from tests.support.gateway import Gateway
+from tests.support.gateway import Gateway, accounted
 
 COURSES_OF_STUDENT_1 = [course_id(n) for n in range(COURSES, COURSES - 10, -1)]
 
@@ -29,7 +28,7 @@ def test_nodes_and_edge_nodes_asked_together_share_one_batch(gateway: Gateway) -
     assert [edge["node"]["title"] for edge in courses["edges"]] == [
         f"Course {n}" for n in range(COURSES, COURSES - 10, -1)
     ]
-    assert dynamodb(body) == (2, 2, {"Query": 1, "BatchGetItem": 1})
+    assert accounted(body) == (2, 2, {"Query": 1, "BatchGetItem": 1})
 
 
 def test_nodes_behind_fragments_and_directives_are_read_with_the_page(gateway: Gateway) -> None:
@@ -42,7 +41,7 @@ def test_nodes_behind_fragments_and_directives_are_read_with_the_page(gateway: G
         {"with": True},
     )
     assert [edge["node"]["courseId"] for edge in _courses(body, "all")["edges"]] == COURSES_OF_STUDENT_1
-    assert dynamodb(body) == (2, 2, {"Query": 1, "BatchGetItem": 1})
+    assert accounted(body) == (2, 2, {"Query": 1, "BatchGetItem": 1})
 
 
 def test_edges_without_their_nodes_read_no_node(gateway: Gateway) -> None:
@@ -52,7 +51,7 @@ def test_edges_without_their_nodes_read_no_node(gateway: Gateway) -> None:
         {"with": False},
     )
     assert all(set(edge) == {"grade"} for edge in _courses(body)["edges"])
-    assert dynamodb(body) == (1, 1, {"Query": 1})
+    assert accounted(body) == (1, 1, {"Query": 1})
 
 
 def test_nodes_the_connection_did_not_see_coming_are_still_read_in_one_batch(
@@ -76,4 +75,4 @@ def test_nodes_the_connection_did_not_see_coming_are_still_read_in_one_batch(
     assert [node["courseId"] for node in courses["nodes"]] == COURSES_OF_STUDENT_1
     assert [edge["node"]["courseId"] for edge in courses["edges"]] == COURSES_OF_STUDENT_1
     assert seen == [True]
-    assert dynamodb(body)[2] == {"Query": 1, "BatchGetItem": 1}
+    assert accounted(body)[2] == {"Query": 1, "BatchGetItem": 1}

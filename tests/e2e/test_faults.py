@@ -21,30 +21,15 @@ from typing import Any
 import httpx
 import pytest
 
-from gateway.config import Settings
-from tests.support.contract import create_table
 from tests.support.faults import KINDS, WRITES, FaultProxy, Kind, Rule, Write
 from tests.support.gateway import Gateway
+from tests.support.mutations import mutate, mutation
 
 SEED = 20260315
 CLIENTS = 20
 MUTATIONS_PER_CLIENT = 15
 LOST: list[Kind] = ["drop_after", "error_after"]
 """The two ways an answer is lost after DynamoDB applied the write."""
-
-ERRORS = """
-  ... on MutationError { message }
-  ... on NotFoundError { entity }
-  ... on ConflictError { reason currentVersion }
-"""
-
-
-@pytest.fixture(scope="module")
-def table(dynamodb: Any) -> Iterator[str]:
-    name = f"faults-{uuid.uuid4().hex[:8]}"
-    create_table(dynamodb, name)
-    yield name
-    dynamodb.delete_table(TableName=name)
 
 
 @pytest.fixture(scope="module")
@@ -54,26 +39,26 @@ def proxy(endpoint: str) -> Iterator[FaultProxy]:
 
 
 @pytest.fixture(scope="module")
-def gateway(proxy: FaultProxy, table: str) -> Iterator[Gateway]:
-    settings = Settings(endpoint_url=proxy.url, table=table, cursor_secret="test-secret", auth_open=True)
-    with Gateway(settings) as running:
-        yield running
+def proxied(proxy: FaultProxy, served: Callable[..., Gateway]) -> Gateway:
+    return served(endpoint_url=proxy.url)
 
 
 @pytest.fixture
-def faults(proxy: FaultProxy, gateway: Gateway) -> Iterator[FaultProxy]:
+def faults(proxy: FaultProxy, proxied: Gateway) -> Iterator[FaultProxy]:
     """The proxy in front of the gateway; the rules a test sets end with it."""
     yield proxy
     proxy.set_rules([])
 
 
 @pytest.fixture(scope="module")
-def stored(dynamodb: Any, table: str) -> Callable[[str, str], dict[str, Any] | None]:
+def stored(dynamodb: Any, proxied: Gateway) -> Callable[[str, str], dict[str, Any] | None]:
     """An item as DynamoDB holds it, read with plain boto3 around the proxy (strongly consistent)."""
 
     def get(pk: str, sk: str) -> dict[str, Any] | None:
         key = {"PK": {"S": pk}, "SK": {"S": sk}}
-        found: dict[str, Any] | None = dynamodb.get_item(TableName=table, Key=key, ConsistentRead=True).get("Item")
+        found: dict[str, Any] | None = dynamodb.get_item(TableName=proxied.table, Key=key, ConsistentRead=True).get(
+            "Item"
+        )
         return found
 
     return get
@@ -85,25 +70,12 @@ def ask(http: httpx.Client, query: str, variables: dict[str, Any] | None = None)
     return response.status_code, body
 
 
-def mutation(field: str, selection: str = "") -> str:
-    special = {"enroll": "EnrollInput", "drop": "DropInput"}
-    input_type = special.get(field, field[0].upper() + field[1:] + "Input")
-    return (
-        f"mutation($input: {input_type}!, $token: String) "
-        f"{{ {field}(input: $input, clientToken: $token) {{ __typename {selection} {ERRORS} }} }}"
-    )
-
-
-def mutate(gateway: Gateway, field: str, data: dict[str, Any], selection: str = "", token: str | None = None) -> Any:
-    """The mutation's result, or its GraphQL errors when it has none."""
-    status, body = ask(gateway.http, mutation(field, selection), {"input": data, "token": token})
-    assert status == 200, body
-    return body["data"][field] if body.get("data") and body["data"][field] else body["errors"]
-
-
-def new_workspace(gateway: Gateway) -> str:
+def new_workspace(proxied: Gateway) -> str:
     ws = f"ws-{uuid.uuid4().hex[:8]}"
-    assert mutate(gateway, "createWorkspace", {"workspaceId": ws, "displayName": "W"})["__typename"] == "Workspace"
+    assert (
+        mutate(proxied, "createWorkspace", {"workspaceId": ws, "displayName": "W"}, accounting=False)[0]["__typename"]
+        == "Workspace"
+    )
     return ws
 
 
@@ -117,13 +89,13 @@ def sent(proxy: FaultProxy, start: int, operation: str) -> list[tuple[str | None
 
 @pytest.mark.parametrize("kind", LOST)
 def test_an_update_whose_answer_was_lost_after_it_applied_is_reported_with_its_new_version(
-    gateway: Gateway, faults: FaultProxy, stored: Any, kind: Kind
+    proxied: Gateway, faults: FaultProxy, stored: Any, kind: Kind
 ) -> None:
-    ws = new_workspace(gateway)
+    ws = new_workspace(proxied)
     faults.set_rules([Rule(kind, operations=frozenset({"UpdateItem"}), times=1)])
     start = len(faults.exchanges)
     data = {"workspaceId": ws, "expectedVersion": 1, "displayName": "Renamed"}
-    result = mutate(gateway, "updateWorkspace", data, "... on Workspace { displayName version }")
+    result, _ = mutate(proxied, "updateWorkspace", data, "... on Workspace { displayName version }", accounting=False)
     assert result == {"__typename": "Workspace", "displayName": "Renamed", "version": 2}
     # DynamoDB applied the first attempt; its retry was refused by its own condition.
     assert sent(faults, start, "UpdateItem") == [(kind, 200), (None, 400)]
@@ -133,13 +105,15 @@ def test_an_update_whose_answer_was_lost_after_it_applied_is_reported_with_its_n
 
 @pytest.mark.parametrize("kind", LOST)
 def test_a_root_create_whose_answer_was_lost_after_it_applied_is_reported_as_created(
-    gateway: Gateway, faults: FaultProxy, stored: Any, kind: Kind
+    proxied: Gateway, faults: FaultProxy, stored: Any, kind: Kind
 ) -> None:
     faults.set_rules([Rule(kind, operations=frozenset({"PutItem"}), times=1)])
     start = len(faults.exchanges)
     ws = f"ws-{uuid.uuid4().hex[:8]}"
     data = {"workspaceId": ws, "displayName": "Lost"}
-    result = mutate(gateway, "createWorkspace", data, "... on Workspace { workspaceId displayName version }")
+    result, _ = mutate(
+        proxied, "createWorkspace", data, "... on Workspace { workspaceId displayName version }", accounting=False
+    )
     assert result == {"__typename": "Workspace", "workspaceId": ws, "displayName": "Lost", "version": 1}
     assert sent(faults, start, "PutItem") == [(kind, 200), (None, 400)]
     assert stored(f"WS#{ws}", "META") is not None
@@ -147,12 +121,14 @@ def test_a_root_create_whose_answer_was_lost_after_it_applied_is_reported_as_cre
 
 @pytest.mark.parametrize("kind", LOST)
 def test_a_plain_delete_whose_answer_was_lost_after_it_applied_is_reported_as_deleted(
-    gateway: Gateway, faults: FaultProxy, stored: Any, kind: Kind
+    proxied: Gateway, faults: FaultProxy, stored: Any, kind: Kind
 ) -> None:
-    ws = new_workspace(gateway)
+    ws = new_workspace(proxied)
     faults.set_rules([Rule(kind, operations=frozenset({"DeleteItem"}), times=1)])
     start = len(faults.exchanges)
-    result = mutate(gateway, "deleteWorkspace", {"workspaceId": ws}, "... on Deleted { items { type count } }")
+    result, _ = mutate(
+        proxied, "deleteWorkspace", {"workspaceId": ws}, "... on Deleted { items { type count } }", accounting=False
+    )
     assert result == {"__typename": "Deleted", "items": [{"type": "Workspace", "count": 1}]}
     assert sent(faults, start, "DeleteItem") == [(kind, 200), (None, 400)]
     assert stored(f"WS#{ws}", "META") is None
@@ -160,28 +136,36 @@ def test_a_plain_delete_whose_answer_was_lost_after_it_applied_is_reported_as_de
 
 @pytest.mark.parametrize("kind", LOST)
 def test_a_transaction_whose_answer_was_lost_is_answered_by_its_request_token(
-    gateway: Gateway, faults: FaultProxy, dynamodb: Any, table: str, stored: Any, kind: Kind
+    proxied: Gateway, faults: FaultProxy, dynamodb: Any, stored: Any, kind: Kind
 ) -> None:
-    ws = new_workspace(gateway)
+    ws = new_workspace(proxied)
     faults.set_rules([Rule(kind, operations=frozenset({"TransactWriteItems"}), times=1)])
     start = len(faults.exchanges)
-    result = mutate(gateway, "createProject", {"workspaceId": ws, "title": "Once"}, "... on Project { title }")
+    result, _ = mutate(
+        proxied, "createProject", {"workspaceId": ws, "title": "Once"}, "... on Project { title }", accounting=False
+    )
     assert result == {"__typename": "Project", "title": "Once"}
     assert sent(faults, start, "TransactWriteItems") == [(kind, 200), (None, 200)]
     tokens = {e.body["ClientRequestToken"] for e in faults.exchanges[start:] if e.operation == "TransactWriteItems"}
     assert len(tokens) == 1
-    assert len(projects(dynamodb, table, ws)) == 1
+    assert len(projects(dynamodb, proxied.table, ws)) == 1
     assert stored(f"WS#{ws}", "META")["projectCount"] == {"N": "1"}
 
 
 def test_a_conflict_behind_a_lost_answer_is_still_a_conflict(
-    gateway: Gateway, faults: FaultProxy, dynamodb: Any, table: str
+    proxied: Gateway, faults: FaultProxy, dynamodb: Any
 ) -> None:
-    ws = new_workspace(gateway)
-    another_update(dynamodb, table, ws, version=2)
+    ws = new_workspace(proxied)
+    another_update(dynamodb, proxied.table, ws, version=2)
     faults.set_rules([Rule("drop_after", operations=frozenset({"UpdateItem"}), times=1)])
     start = len(faults.exchanges)
-    result = mutate(gateway, "updateWorkspace", {"workspaceId": ws, "expectedVersion": 1, "displayName": "Mine"}, "")
+    result, _ = mutate(
+        proxied,
+        "updateWorkspace",
+        {"workspaceId": ws, "expectedVersion": 1, "displayName": "Mine"},
+        "",
+        accounting=False,
+    )
     # Version 2 was written by another write than this one: its retry's refusal is the truth.
     assert (result["__typename"], result["reason"], result["currentVersion"]) == (
         "ConflictError",
@@ -191,12 +175,18 @@ def test_a_conflict_behind_a_lost_answer_is_still_a_conflict(
     assert sent(faults, start, "UpdateItem") == [("drop_after", 400), (None, 400)]
 
 
-def test_a_throttled_attempt_is_no_lost_answer(gateway: Gateway, faults: FaultProxy, dynamodb: Any, table: str) -> None:
-    ws = new_workspace(gateway)
-    another_update(dynamodb, table, ws, version=5)
+def test_a_throttled_attempt_is_no_lost_answer(proxied: Gateway, faults: FaultProxy, dynamodb: Any) -> None:
+    ws = new_workspace(proxied)
+    another_update(dynamodb, proxied.table, ws, version=5)
     faults.set_rules([Rule("throttle", operations=frozenset({"UpdateItem"}), times=1)])
     start = len(faults.exchanges)
-    result = mutate(gateway, "updateWorkspace", {"workspaceId": ws, "expectedVersion": 1, "displayName": "Mine"}, "")
+    result, _ = mutate(
+        proxied,
+        "updateWorkspace",
+        {"workspaceId": ws, "expectedVersion": 1, "displayName": "Mine"},
+        "",
+        accounting=False,
+    )
     assert (result["__typename"], result["reason"], result["currentVersion"]) == (
         "ConflictError",
         "VERSION_MISMATCH",
@@ -206,20 +196,26 @@ def test_a_throttled_attempt_is_no_lost_answer(gateway: Gateway, faults: FaultPr
 
 
 def test_a_lost_answer_and_another_write_before_the_retry_is_an_unknown_outcome_not_a_conflict(
-    gateway: Gateway, faults: FaultProxy, dynamodb: Any, table: str
+    proxied: Gateway, faults: FaultProxy, dynamodb: Any
 ) -> None:
-    ws = new_workspace(gateway)
+    ws = new_workspace(proxied)
     # The update is applied (version 2), its answer is lost, and another client updates the item (version 3)
     # before the retry: the item no longer shows whether this write was applied.
     overtaken = Rule(
         "drop_after",
         operations=frozenset({"UpdateItem"}),
         times=1,
-        after=lambda: another_update(dynamodb, table, ws, 3),
+        after=lambda: another_update(dynamodb, proxied.table, ws, 3),
     )
     faults.set_rules([overtaken])
     start = len(faults.exchanges)
-    errors = mutate(gateway, "updateWorkspace", {"workspaceId": ws, "expectedVersion": 1, "displayName": "Mine"}, "")
+    errors, _ = mutate(
+        proxied,
+        "updateWorkspace",
+        {"workspaceId": ws, "expectedVersion": 1, "displayName": "Mine"},
+        "",
+        accounting=False,
+    )
     assert isinstance(errors, list), errors
     assert [(e["extensions"]["code"], e["extensions"]["outcome"]) for e in errors] == [("UNAVAILABLE", "UNKNOWN")]
     assert sent(faults, start, "UpdateItem") == [("drop_after", 200), (None, 400)]
@@ -263,21 +259,21 @@ FAILING = {
 
 @pytest.mark.parametrize("case", FAILING)
 def test_dynamodb_failing_every_attempt_is_unavailable_and_a_warning(
-    gateway: Gateway, faults: FaultProxy, caplog: pytest.LogCaptureFixture, case: str
+    proxied: Gateway, faults: FaultProxy, caplog: pytest.LogCaptureFixture, case: str
 ) -> None:
     operation, code, status, what = FAILING[case]
-    ws = new_workspace(gateway)
+    ws = new_workspace(proxied)
     caplog.set_level(logging.WARNING)
     faults.set_rules([Rule("error_before", operations=frozenset({operation}), code=code, status=status)])
     start = len(faults.exchanges)
     if what == "update":
         status_, body = ask(
-            gateway.http, mutation("updateWorkspace"), {"input": {"workspaceId": ws, "expectedVersion": 1}}
+            proxied.http, mutation("updateWorkspace"), {"input": {"workspaceId": ws, "expectedVersion": 1}}
         )
     elif what == "create":
-        status_, body = ask(gateway.http, mutation("createProject"), {"input": {"workspaceId": ws, "title": "T"}})
+        status_, body = ask(proxied.http, mutation("createProject"), {"input": {"workspaceId": ws, "title": "T"}})
     else:
-        status_, body = ask(gateway.http, f'{{ a: workspace(workspaceId: "{ws}") {{ displayName }} }}')
+        status_, body = ask(proxied.http, f'{{ a: workspace(workspaceId: "{ws}") {{ displayName }} }}')
     assert status_ == 200
     assert [error["extensions"]["code"] for error in body["errors"]] == ["UNAVAILABLE"]
     # Every call is the first attempt and the four retries the store configures (retries={"max_attempts": 4}).
@@ -433,27 +429,36 @@ class Client:
 
 
 def test_twenty_clients_under_every_kind_of_fault_hear_the_truth_about_their_writes(
-    gateway: Gateway, faults: FaultProxy, dynamodb: Any, table: str
+    proxied: Gateway, faults: FaultProxy, dynamodb: Any
 ) -> None:
-    workspaces = [new_workspace(gateway) for _ in range(SHARED_WORKSPACES)]
-    assert mutate(gateway, "createOrganization", {"orgName": ORG})["__typename"] == "Organization"
+    workspaces = [new_workspace(proxied) for _ in range(SHARED_WORKSPACES)]
+    assert mutate(proxied, "createOrganization", {"orgName": ORG}, accounting=False)[0]["__typename"] == "Organization"
     users = [f"user-{n}" for n in range(USERS)]
     courses = [f"crs-f{n}" for n in range(COURSES)]
     for user in users:
-        assert mutate(gateway, "createUser", {"orgName": ORG, "username": user})["__typename"] == "User"
+        assert (
+            mutate(proxied, "createUser", {"orgName": ORG, "username": user}, accounting=False)[0]["__typename"]
+            == "User"
+        )
     for course in courses:
-        assert mutate(gateway, "createCourse", {"courseId": course, "title": "C"})["__typename"] == "Course"
+        assert (
+            mutate(proxied, "createCourse", {"courseId": course, "title": "C"}, accounting=False)[0]["__typename"]
+            == "Course"
+        )
     students = [f"stu-f{n:02d}" for n in range(CLIENTS)]
     for student in students:
-        assert mutate(gateway, "createStudent", {"studentId": student, "name": "S"})["__typename"] == "Student"
+        assert (
+            mutate(proxied, "createStudent", {"studentId": student, "name": "S"}, accounting=False)[0]["__typename"]
+            == "Student"
+        )
 
     def read_version(ws: str) -> int:
         item = dynamodb.get_item(
-            TableName=table, Key={"PK": {"S": f"WS#{ws}"}, "SK": {"S": "META"}}, ConsistentRead=True
+            TableName=proxied.table, Key={"PK": {"S": f"WS#{ws}"}, "SK": {"S": "META"}}, ConsistentRead=True
         )
         return int(item["Item"]["version"]["N"]) if "Item" in item else 1
 
-    clients = [Client(n, gateway.url, faults, read_version, students[n]) for n in range(CLIENTS)]
+    clients = [Client(n, proxied.url, faults, read_version, students[n]) for n in range(CLIENTS)]
     first = len(faults.exchanges)
     requests_before = sum(faults.requests.values())
     faults_before = Counter(faults.faults)
@@ -470,7 +475,7 @@ def test_twenty_clients_under_every_kind_of_fault_hear_the_truth_about_their_wri
 
     sent = [one for client in clients for one in client.sent]
     applied = list(faults.writes(first))
-    violations = check(dynamodb, table, clients, applied, workspaces, users, courses)
+    violations = check(dynamodb, proxied.table, clients, applied, workspaces, users, courses)
 
     injected = faults.faults - faults_before
     outcomes = Counter(f"{one.kind} {one.outcome} {one.code}" for one in sent)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,7 +18,6 @@ import pytest
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
-from tests.support.contract import create_table
 from tests.support.gateway import Gateway
 from tests.support.reference import (
     COLLECTIONS,
@@ -383,30 +382,21 @@ def nested_connections(answer: Any) -> list[tuple[str, str]]:
 
 
 @pytest.fixture(scope="module")
-def table(dynamodb: Any) -> Iterator[str]:
-    name = f"graph-{uuid.uuid4().hex[:8]}"
-    create_table(dynamodb, name)
-    yield name
-    dynamodb.delete_table(TableName=name)
-
-
-@pytest.fixture(scope="module")
-def graph(gateway_factory: Callable[..., Gateway], table: str) -> Iterator[Gateway]:
+def graph(served: Callable[..., Gateway]) -> Gateway:
     # One Query per filtered page: on these small collections pages then stop at their budget often (the pages
     # that read on over several Queries are the named cases of test_filters.py).
     settings = {"max_calls": 10000, "max_rounds": 50, "max_depth": 20, "max_objects": 10**6}
-    with gateway_factory(table, filter_read_calls=FILTER_READ_CALLS, **settings) as running:
-        yield running
+    return served(filter_read_calls=FILTER_READ_CALLS, **settings)
 
 
 @pytest.fixture
-def load(dynamodb: Any, table: str) -> Callable[[DataSet], tuple[Reference, str]]:
+def load(dynamodb: Any, graph: Gateway) -> Callable[[DataSet], tuple[Reference, str]]:
     """Write a data set under a prefix no other example uses; its reference and the prefix."""
 
     def loaded(data: DataSet) -> tuple[Reference, str]:
         prefix = f"{uuid.uuid4().hex[:6]}-"
         items = data.items(prefix)
-        write(dynamodb, table, items)
+        write(dynamodb, graph.table, items)
         return Reference(items), prefix
 
     return loaded
@@ -524,10 +514,10 @@ EXAMPLE = DataSet(
 
 
 @pytest.fixture(scope="module")
-def example(dynamodb: Any, table: str) -> tuple[Reference, str]:
+def example(dynamodb: Any, graph: Gateway) -> tuple[Reference, str]:
     prefix = f"ex{uuid.uuid4().hex[:6]}-"
     items = EXAMPLE.items(prefix)
-    write(dynamodb, table, items)
+    write(dynamodb, graph.table, items)
     return Reference(items), prefix
 
 

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
 import boto3
 import pytest
 
-from tests.support.contract import create_table, student_id
+from tests.support.contract import student_id
 from tests.support.gateway import Gateway
 from tests.support.identity import Issuer
+from tests.support.mutations import mutate
 
 
 class _WriteId:
@@ -30,30 +31,14 @@ class _WriteId:
 
 WRITE_ID = _WriteId()
 
-ERRORS = """
-  ... on MutationError { __typename message }
-  ... on NotFoundError { entity }
-  ... on ConflictError { reason currentVersion }
-  ... on ValidationFailedError { field }
-"""
+
+@pytest.fixture(scope="module")
+def writable(served: Callable[..., Gateway]) -> Gateway:
+    return served()
 
 
 @pytest.fixture(scope="module")
-def table(dynamodb: Any) -> Iterator[str]:
-    name = f"m-{uuid.uuid4().hex[:8]}"
-    create_table(dynamodb, name)
-    yield name
-    dynamodb.delete_table(TableName=name)
-
-
-@pytest.fixture(scope="module")
-def writable(gateway_factory: Callable[..., Gateway], table: str) -> Iterator[Gateway]:
-    with gateway_factory(table) as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def stored(endpoint: str, table: str) -> Callable[[str, str], dict[str, Any] | None]:
+def stored(endpoint: str, writable: Gateway) -> Callable[[str, str], dict[str, Any] | None]:
     """An item as DynamoDB holds it, read with plain boto3 (strongly consistent)."""
     resource = boto3.resource(
         "dynamodb",
@@ -62,32 +47,13 @@ def stored(endpoint: str, table: str) -> Callable[[str, str], dict[str, Any] | N
         aws_access_key_id="local",
         aws_secret_access_key="local",
     )
-    items = resource.Table(table)
+    items = resource.Table(writable.table)
 
     def get(pk: str, sk: str) -> dict[str, Any] | None:
         found: dict[str, Any] | None = items.get_item(Key={"PK": pk, "SK": sk}, ConsistentRead=True).get("Item")
         return found
 
     return get
-
-
-def mutate(
-    gateway: Gateway, field: str, data: dict[str, Any], selection: str, token: str | None = None, **headers: str
-) -> Any:
-    """Run one mutation with accounting on; its result and the DynamoDB operations it made."""
-    body = gateway.query(
-        f"mutation($input: {_input_type(field)}!, $token: String) "
-        f"{{ {field}(input: $input, clientToken: $token) {{ __typename {selection} {ERRORS} }} }}",
-        {"input": data, "token": token},
-        **headers,
-    )
-    assert "errors" not in body, body["errors"]
-    return body["data"][field], body["extensions"]["dynamodb"]["operations"]
-
-
-def _input_type(field: str) -> str:
-    special = {"enroll": "EnrollInput", "drop": "DropInput"}
-    return special.get(field, field[0].upper() + field[1:] + "Input")
 
 
 def unique(prefix: str) -> str:
@@ -249,7 +215,7 @@ def test_bad_input_is_a_validation_error_and_sends_nothing(writable: Gateway) ->
 
 
 def test_deleting_a_workspace_with_projects_needs_cascade_which_reports_what_it_deleted(
-    writable: Gateway, stored: Any, dynamodb: Any, table: str
+    writable: Gateway, stored: Any, dynamodb: Any
 ) -> None:
     ws = new_workspace(writable)
     projects = [new_project(writable, ws) for _ in range(3)]
@@ -265,7 +231,9 @@ def test_deleting_a_workspace_with_projects_needs_cascade_which_reports_what_it_
     assert deleted["items"] == [{"type": "Project", "count": 3}, {"type": "Workspace", "count": 1}]
     assert operations == {"DeleteItem": 2, "Query": 1, "TransactWriteItems": 1}
     left = dynamodb.query(
-        TableName=table, KeyConditionExpression="PK = :pk", ExpressionAttributeValues={":pk": {"S": f"WS#{ws}"}}
+        TableName=writable.table,
+        KeyConditionExpression="PK = :pk",
+        ExpressionAttributeValues={":pk": {"S": f"WS#{ws}"}},
     )
     assert left["Items"] == []
 
@@ -505,7 +473,7 @@ def test_deleting_a_course_with_cascade_drops_its_enrolments_on_the_students_sid
 
 
 def test_deleting_an_organization_with_cascade_deletes_users_and_their_tickets(
-    writable: Gateway, stored: Any, dynamodb: Any, table: str
+    writable: Gateway, stored: Any, dynamodb: Any
 ) -> None:
     org = unique("org")
     mutate(writable, "createOrganization", {"orgName": org}, "")
@@ -525,7 +493,9 @@ def test_deleting_an_organization_with_cascade_deletes_users_and_their_tickets(
     ]
     assert all(stored(f"TICKET#{t}", f"TICKET#{t}") is None for t in tickets)
     left = dynamodb.query(
-        TableName=table, KeyConditionExpression="PK = :pk", ExpressionAttributeValues={":pk": {"S": f"ORG#{org}"}}
+        TableName=writable.table,
+        KeyConditionExpression="PK = :pk",
+        ExpressionAttributeValues={":pk": {"S": f"ORG#{org}"}},
     )
     assert left["Items"] == []
 
@@ -534,7 +504,7 @@ def test_deleting_an_organization_with_cascade_deletes_users_and_their_tickets(
 
 
 def test_a_retried_create_with_a_token_applies_once_and_answers_the_same(
-    writable: Gateway, stored: Any, dynamodb: Any, table: str
+    writable: Gateway, stored: Any, dynamodb: Any
 ) -> None:
     ws = new_workspace(writable)
     token = str(uuid.uuid4())
@@ -545,7 +515,7 @@ def test_a_retried_create_with_a_token_applies_once_and_answers_the_same(
     assert again == first
     assert operations == {"TransactWriteItems": 1, "GetItem": 1}
     projects = dynamodb.query(
-        TableName=table,
+        TableName=writable.table,
         KeyConditionExpression="PK = :pk AND begins_with(SK, :p)",
         ExpressionAttributeValues={":pk": {"S": f"WS#{ws}"}, ":p": {"S": "PROJ#"}},
     )
@@ -602,10 +572,10 @@ def test_an_unreachable_table_is_a_graphql_error_with_a_code(gateway_factory: Ca
 
 
 def test_a_caller_writes_only_in_the_tenants_it_was_granted(
-    writable: Gateway, gateway_factory: Callable[..., Gateway], table: str, stored: Any
+    writable: Gateway, gateway_factory: Callable[..., Gateway], stored: Any
 ) -> None:
     mine, theirs = new_workspace(writable), new_workspace(writable)
-    with Issuer() as issuer, gateway_factory(table, **issuer.settings()) as guarded:
+    with Issuer() as issuer, gateway_factory(writable.table, **issuer.settings()) as guarded:
         headers = {"Authorization": f"Bearer {issuer.hs256('ann', {'workspaces': [mine]})}"}
         allowed, _ = mutate(guarded, "createProject", {"workspaceId": mine, "title": "P"}, "", **headers)
         assert allowed["__typename"] == "Project"

@@ -14,6 +14,7 @@ from urllib.parse import urlencode, urlsplit
 
 import pytest
 
+from tests.support.browser import LAUNCH
 from tests.support.gateway import Gateway
 from tests.support.paths import ROOT
 
@@ -29,16 +30,6 @@ QUERY = """{
 }"""
 # Set to a path (docs/playground.png: the README's) to keep the screenshot the test takes.
 SCREENSHOT_ENV = "TABLEGRAPH_PLAYGROUND_SCREENSHOT"
-
-# Starts headless Chromium for a driver script. The flags keep it from calling home; the resolver rule makes any
-# other host unreachable besides.
-LAUNCH = """
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-           "--disable-component-update", "--disable-sync", "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"],
-  });
-"""
 
 # Opens the page with the query in its URL, runs it with the toolbar's button, and prints what happened as JSON.
 _DRIVER = (

@@ -29,7 +29,7 @@ from gateway.dynamo import streams
 from gateway.errors import FellBehind
 from gateway.live.fanout import WATCH_LIMIT, Change, Feed, Watch
 from schema.model import TICKET, WORKSPACE
-from tests.e2e.test_playground import LAUNCH
+from tests.support.browser import LAUNCH
 from tests.support.gateway import Gateway
 from tests.support.identity import Issuer
 from tests.support.paths import ROOT
@@ -93,7 +93,7 @@ def streamed(fresh_table: str) -> str:
 
 
 @pytest.fixture
-def served(gateway_factory: Callable[..., Gateway], streamed: str) -> Iterator[Gateway]:
+def streaming(gateway_factory: Callable[..., Gateway], streamed: str) -> Iterator[Gateway]:
     with gateway_factory(streamed) as gateway:
         yield gateway
 
@@ -117,11 +117,11 @@ def test_create_table_enables_the_stream_with_both_images(dynamodb: Any, streame
     assert spec == {"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"}
 
 
-async def test_a_plain_boto3_write_reaches_a_subscriber(served: Gateway, dynamodb: Any, streamed: str) -> None:
+async def test_a_plain_boto3_write_reaches_a_subscriber(streaming: Gateway, dynamodb: Any, streamed: str) -> None:
     put_workspace(dynamodb, streamed, "ws-1")
-    async with socket(served) as client:
+    async with socket(streaming) as client:
         await client.subscribe(PROJECTS, ws="ws-1")
-        await listening(served)
+        await listening(streaming)
         put_project(dynamodb, streamed, "ws-1", "p-1", "First")
         put_project(dynamodb, streamed, "ws-2", "p-9", "Elsewhere")  # another workspace: not delivered
         put_project(dynamodb, streamed, "ws-1", "p-1", "Renamed")
@@ -137,11 +137,11 @@ async def test_a_plain_boto3_write_reaches_a_subscriber(served: Gateway, dynamod
     assert len({e["position"] for e in events}) == 3
 
 
-async def test_a_changed_object_is_followed_by_its_global_id(served: Gateway, dynamodb: Any, streamed: str) -> None:
+async def test_a_changed_object_is_followed_by_its_global_id(streaming: Gateway, dynamodb: Any, streamed: str) -> None:
     query = "subscription($id: ID!) { nodeChanged(id: $id) { kind node { ... on Workspace { displayName } } } }"
-    async with socket(served) as client:
+    async with socket(streaming) as client:
         await client.subscribe(query, id=global_ids.encode(WORKSPACE, {"workspaceId": "ws-1"}))
-        await listening(served)
+        await listening(streaming)
         put_workspace(dynamodb, streamed, "ws-1")
         put_project(dynamodb, streamed, "ws-1", "p-1", "A member, not the workspace")
         dynamodb.update_item(
@@ -155,16 +155,16 @@ async def test_a_changed_object_is_followed_by_its_global_id(served: Gateway, dy
         {"kind": "CREATED", "node": {"displayName": "Space ws-1"}},
         {"kind": "UPDATED", "node": {"displayName": "Renamed"}},
     ]
-    assert served.query('{ workspace(workspaceId: "ws-1") { id } }')["data"]["workspace"]["id"] == global_ids.encode(
+    assert streaming.query('{ workspace(workspaceId: "ws-1") { id } }')["data"]["workspace"]["id"] == global_ids.encode(
         WORKSPACE, {"workspaceId": "ws-1"}
     )
 
 
-async def test_resuming_from_the_last_position_loses_nothing(served: Gateway, dynamodb: Any, streamed: str) -> None:
+async def test_resuming_from_the_last_position_loses_nothing(streaming: Gateway, dynamodb: Any, streamed: str) -> None:
     put_workspace(dynamodb, streamed, "ws-1")
-    async with socket(served) as client:
+    async with socket(streaming) as client:
         await client.subscribe(PROJECTS, ws="ws-1")
-        await listening(served)
+        await listening(streaming)
         put_project(dynamodb, streamed, "ws-1", "p-1", "v1")
         last = (await client.event())["position"]
     # Disconnected: these happen while nobody listens.
@@ -172,7 +172,7 @@ async def test_resuming_from_the_last_position_loses_nothing(served: Gateway, dy
         put_project(dynamodb, streamed, "ws-1", "p-1", title)
     put_project(dynamodb, streamed, "ws-1", "p-2", "other")
     delete_project(dynamodb, streamed, "ws-1", "p-1")
-    async with socket(served) as client:
+    async with socket(streaming) as client:
         await client.subscribe(PROJECTS, ws="ws-1", after=last)
         events = [await client.event() for _ in range(4)]
         put_project(dynamodb, streamed, "ws-1", "p-3", "live again")
@@ -186,9 +186,9 @@ async def test_resuming_from_the_last_position_loses_nothing(served: Gateway, dy
     assert live["node"]["title"] == "live again"
 
 
-async def test_a_position_the_stream_no_longer_holds_is_refused_plainly(served: Gateway) -> None:
+async def test_a_position_the_stream_no_longer_holds_is_refused_plainly(streaming: Gateway) -> None:
     gone = streams.position({"shardId-00000001000000000000-deadbeef": "1" * 21}, 1_700_000_000)
-    async with socket(served) as client:
+    async with socket(streaming) as client:
         await client.subscribe(PROJECTS, ws="ws-1", after=gone)
         expired = await client.receive()
         await client.subscribe(PROJECTS, op_id="2", ws="ws-1", after="not a position")
@@ -200,15 +200,15 @@ async def test_a_position_the_stream_no_longer_holds_is_refused_plainly(served: 
     assert malformed["payload"][0]["extensions"]["code"] == "BAD_USER_INPUT"
 
 
-async def test_a_subscription_over_server_sent_events(served: Gateway, dynamodb: Any, streamed: str) -> None:
+async def test_a_subscription_over_server_sent_events(streaming: Gateway, dynamodb: Any, streamed: str) -> None:
     put_workspace(dynamodb, streamed, "ws-1")
-    async with httpx.AsyncClient(base_url=served.url, timeout=20) as http:
+    async with httpx.AsyncClient(base_url=streaming.url, timeout=20) as http:
         body = {"query": PROJECTS, "variables": {"ws": "ws-1"}}
         headers = {"Accept": "text/event-stream"}
         async with http.stream("POST", "/graphql", json=body, headers=headers) as response:
             assert response.status_code == 200
             assert response.headers["content-type"].startswith("text/event-stream")
-            await listening(served)
+            await listening(streaming)
             put_project(dynamodb, streamed, "ws-1", "p-1", "Over SSE")
             lines = response.aiter_lines()
             event = await anext(line async for line in lines if line.startswith("event:"))
@@ -218,9 +218,9 @@ async def test_a_subscription_over_server_sent_events(served: Gateway, dynamodb:
     assert payload["data"]["workspaceProjectsChanged"]["node"]["title"] == "Over SSE"
 
 
-async def test_a_query_runs_over_the_socket_too(served: Gateway, dynamodb: Any, streamed: str) -> None:
+async def test_a_query_runs_over_the_socket_too(streaming: Gateway, dynamodb: Any, streamed: str) -> None:
     put_workspace(dynamodb, streamed, "ws-1")
-    async with socket(served) as client:
+    async with socket(streaming) as client:
         await client.subscribe('{ workspace(workspaceId: "ws-1") { displayName } }')
         answer = await client.event()
         done = await client.receive()
@@ -242,16 +242,16 @@ async def test_a_costly_selection_is_refused_as_a_query_would_be(
 
 
 async def test_events_are_resolved_in_one_batch_across_subscribers(
-    served: Gateway, dynamodb: Any, streamed: str
+    streaming: Gateway, dynamodb: Any, streamed: str
 ) -> None:
     dynamodb.put_item(TableName=streamed, Item={"PK": {"S": "CRS#c-1"}, "SK": {"S": "METADATA"}, "title": {"S": "Go"}})
     query = """subscription { studentCoursesChanged(studentId: "s-1") {
       kind node { grade course { title } student { studentId } } } }"""
-    async with socket(served) as a, socket(served) as b, socket(served) as c:
+    async with socket(streaming) as a, socket(streaming) as b, socket(streaming) as c:
         for client in (a, b, c):
             await client.subscribe(query)
-        await listening(served, watches=3)
-        served.sent.clear()
+        await listening(streaming, watches=3)
+        streaming.sent.clear()
         enrolment = {
             "PK": {"S": "STU#s-1"},
             "SK": {"S": "ENROLL#CRS#c-1"},
@@ -264,7 +264,7 @@ async def test_events_are_resolved_in_one_batch_across_subscribers(
     assert all(e["node"]["course"] == {"title": "Go"} for e in events)
     assert all(e["node"]["student"] is None for e in events)  # no such student item: null, as for a query
     # The course and the student of the enrolment, for three subscribers: one BatchGetItem.
-    assert served.sent == {"BatchGetItem": 1}
+    assert streaming.sent == {"BatchGetItem": 1}
 
 
 # --- credentials and tenancy --------------------------------------------------------------------------------------
@@ -380,11 +380,11 @@ async def test_shutdown_ends_each_subscription_with_complete(endpoint: str, dyna
                     if (await http.get("/healthz")).status_code == 200:
                         break
                 await asyncio.sleep(0.2)
-            served = Gateway.__new__(Gateway)
-            served.url = url
+            streaming = Gateway.__new__(Gateway)
+            streaming.url = url
             body = {"query": PROJECTS, "variables": {"ws": "ws-1"}}
             async with (
-                socket(served) as client,
+                socket(streaming) as client,
                 http.stream("POST", "/graphql", json=body, headers={"Accept": "text/event-stream"}) as events,
             ):
                 await client.subscribe(PROJECTS, ws="ws-1")
@@ -443,7 +443,9 @@ const [url, expected] = process.argv.slice(1);
 )
 
 
-async def test_graphiql_shows_a_subscription_as_changes_arrive(served: Gateway, dynamodb: Any, streamed: str) -> None:
+async def test_graphiql_shows_a_subscription_as_changes_arrive(
+    streaming: Gateway, dynamodb: Any, streamed: str
+) -> None:
     chromium, node = shutil.which("chromium"), shutil.which("node")
     if chromium is None or node is None:
         pytest.skip("Chromium and Node.js drive GraphiQL here")
@@ -453,7 +455,7 @@ async def test_graphiql_shows_a_subscription_as_changes_arrive(served: Gateway, 
         node,
         "-e",
         _GRAPHIQL,
-        f"{served.url}/graphql?{urlencode({'q': query})}",
+        f"{streaming.url}/graphql?{urlencode({'q': query})}",
         "Shown in GraphiQL",
         cwd=ROOT,
         env={**os.environ, "CHROMIUM": chromium},
@@ -461,12 +463,12 @@ async def test_graphiql_shows_a_subscription_as_changes_arrive(served: Gateway, 
     )
     assert driver.stdout is not None
     assert await asyncio.wait_for(driver.stdout.readline(), 60) == b"started\n"
-    await listening(served)
+    await listening(streaming)
     put_project(dynamodb, streamed, "ws-1", "p-1", "Shown in GraphiQL")
     output, _ = await asyncio.wait_for(driver.communicate(), 90)
     seen = json.loads(output)
     assert seen["problems"] == []
-    assert seen["sockets"] == [served.url.replace("http://", "ws://") + "/graphql"]
+    assert seen["sockets"] == [streaming.url.replace("http://", "ws://") + "/graphql"]
     assert '"kind": "CREATED"' in seen["shown"]
 
 

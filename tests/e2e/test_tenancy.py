@@ -69,7 +69,7 @@ def issuer() -> Iterator[Issuer]:
 
 
 @pytest.fixture(scope="module")
-def served(
+def guarded(
     gateway_factory: Callable[..., Gateway], contract_table: str, issuer: Issuer
 ) -> Iterator[tuple[Gateway, Wire]]:
     with gateway_factory(contract_table, **issuer.settings()) as gateway:
@@ -77,18 +77,18 @@ def served(
 
 
 @pytest.fixture(scope="module")
-def tenant_a(served: tuple[Gateway, Wire], issuer: Issuer) -> Caller:
-    return Caller(*served, issuer.token("alice", A))
+def tenant_a(guarded: tuple[Gateway, Wire], issuer: Issuer) -> Caller:
+    return Caller(*guarded, issuer.token("alice", A))
 
 
 @pytest.fixture(scope="module")
-def tenant_b(served: tuple[Gateway, Wire], issuer: Issuer) -> Caller:
-    return Caller(*served, issuer.token("bob", B))
+def tenant_b(guarded: tuple[Gateway, Wire], issuer: Issuer) -> Caller:
+    return Caller(*guarded, issuer.token("bob", B))
 
 
 @pytest.fixture(scope="module")
-def admin(served: tuple[Gateway, Wire], issuer: Issuer) -> Caller:
-    return Caller(*served, issuer.token("root", {"roles": ["admin"]}))
+def admin(guarded: tuple[Gateway, Wire], issuer: Issuer) -> Caller:
+    return Caller(*guarded, issuer.token("root", {"roles": ["admin"]}))
 
 
 def codes(body: dict[str, Any]) -> list[str]:

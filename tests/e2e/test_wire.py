@@ -24,27 +24,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gateway.dynamo.wire import decode_item, install_fast_reads
+from tests.support.values import typed
 
 _PARTITION = "WIRE#1"
 _serializer = TypeSerializer()
 _deserializer = TypeDeserializer()
 _dynamodb = Session().get_service_model("dynamodb")
-
-
-def _typed(value: Any) -> Any:
-    """``value`` with every leaf tagged by its type, so ``Decimal("1") == 1 == True`` cannot pass as equal."""
-    if isinstance(value, dict):
-        return {name: _typed(member) for name, member in value.items()}
-    if isinstance(value, list):
-        return [_typed(member) for member in value]
-    if isinstance(value, set):
-        return ("set", sorted(_typed(member) for member in value))
-    if isinstance(value, Decimal):
-        # str keeps the exponent: Decimal("1.0") and Decimal("1.00") are equal but not the same value read.
-        return ("Decimal", str(value))
-    if isinstance(value, Binary):
-        return ("Binary", repr(value))
-    return (type(value).__name__, value)
 
 
 def _stock_decode(body: bytes) -> dict[str, Any]:
@@ -102,7 +87,7 @@ _items = st.dictionaries(st.text(st.characters(codec="utf-8"), min_size=1, max_s
 @given(_items)
 def test_decode_item_matches_botocore_and_type_deserializer(item: dict[str, Any]) -> None:
     body = orjson.dumps({"Item": _wire(item)})
-    assert _typed(decode_item(orjson.loads(body)["Item"])) == _typed(_stock_decode(body))
+    assert typed(decode_item(orjson.loads(body)["Item"])) == typed(_stock_decode(body))
 
 
 def _item(n: int) -> dict[str, Any]:
@@ -198,7 +183,7 @@ async def test_query_pages_return_the_stock_items_already_decoded(table: str, st
     got = await fast.query(**_query(table, Limit=3))
 
     expected["Items"] = [_deserialized(item) for item in expected["Items"]]
-    assert _typed(_without_metadata(got)) == _typed(_without_metadata(expected))
+    assert typed(_without_metadata(got)) == typed(_without_metadata(expected))
     assert got["LastEvaluatedKey"] == {"PK": {"S": _PARTITION}, "SK": {"S": "ITEM#02"}}
     assert got["ResponseMetadata"].keys() == expected["ResponseMetadata"].keys()
 
@@ -212,7 +197,7 @@ async def test_get_item_returns_the_stock_item_already_decoded(table: str, stock
     expected = await stock.get_item(TableName=table, Key=key, ReturnConsumedCapacity="TOTAL")
     got = await fast.get_item(TableName=table, Key=key, ReturnConsumedCapacity="TOTAL")
 
-    assert _typed(got["Item"]) == _typed(_deserialized(expected["Item"]))
+    assert typed(got["Item"]) == typed(_deserialized(expected["Item"]))
     assert got["Item"] == _item(1)
     assert got["ConsumedCapacity"] == expected["ConsumedCapacity"]
 
@@ -234,7 +219,7 @@ async def test_batch_get_item_returns_the_stock_responses_already_decoded(table:
         return sorted(items, key=lambda item: str(item["SK"]))
 
     expected_items = by_sort_key([_deserialized(item) for item in expected["Responses"][table]])
-    assert _typed(by_sort_key(got["Responses"][table])) == _typed(expected_items)
+    assert typed(by_sort_key(got["Responses"][table])) == typed(expected_items)
     assert [item["SK"] for item in by_sort_key(got["Responses"][table])] == ["ITEM#00", "ITEM#02", "ITEM#04"]
     assert got["UnprocessedKeys"] == expected["UnprocessedKeys"] == {}
     assert got["ConsumedCapacity"] == expected["ConsumedCapacity"]

@@ -21,6 +21,7 @@ class Gateway:
 
     def __init__(self, settings: Settings, **app_options: Any) -> None:
         self.app = create_app(settings, **app_options)
+        self.table = settings.table
         self.server = uvicorn.Server(
             uvicorn.Config(self.app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
         )
@@ -62,3 +63,9 @@ class Gateway:
         accounted = body["extensions"]["dynamodb"]
         assert accounted["operations"] == dict(self.sent), "the accounting disagrees with the requests sent"
         return body
+
+
+def accounted(body: dict[str, Any]) -> tuple[int, int, dict[str, int]]:
+    """The DynamoDB calls, rounds and operations a response's accounting reports."""
+    dynamodb = body["extensions"]["dynamodb"]
+    return dynamodb["calls"], dynamodb["rounds"], dynamodb["operations"]
