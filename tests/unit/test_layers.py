@@ -1,5 +1,8 @@
 """The layers of ``gateway/`` hold: every import points down, no private name crosses a module, no library leaks up.
 
+The tests keep a layout of their own: shared helpers in ``tests/support``, fixtures in ``tests/conftest.py``, and
+no test file leaning on another.
+
 The order (docs/architecture.md): the foundation (``errors``, ``config``), then ``design``, ``dynamo``,
 ``execution``, ``writes`` and ``live`` side by side, ``surface``, ``server``. Imports under ``TYPE_CHECKING`` count:
 a type that must be named from above is a sign the code sits on the wrong floor.
@@ -11,6 +14,7 @@ import ast
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -193,3 +197,48 @@ def test_one_name_one_thing() -> None:
 @pytest.mark.parametrize("room", sorted(r for r in FLOORS if r not in {"__init__", "__main__", "errors", "config"}))
 def test_each_room_is_a_package(room: str) -> None:
     assert (PACKAGE / room / "__init__.py").is_file()
+
+
+# --- the tests' own layout ---------------------------------------------------------------------------------------
+
+TESTS = ROOT / "tests"
+TEST_FILES = sorted(TESTS.rglob("test_*.py"))
+
+
+def _fixtures(path: Path) -> set[str]:
+    """The fixtures a file defines: functions decorated with ``pytest.fixture``, called or not."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            for decorator in node.decorator_list:
+                target = decorator.func if isinstance(decorator, ast.Call) else decorator
+                if ast.unparse(target) in {"pytest.fixture", "fixture"}:
+                    found.add(node.name)
+    return found
+
+
+@pytest.mark.parametrize("path", TEST_FILES, ids=lambda path: path.relative_to(TESTS).as_posix())
+def test_a_test_file_imports_no_other_test_module(path: Path) -> None:
+    leaning = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            modules = [("." * node.level) + (node.module or "")]
+        elif isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names]
+        else:
+            continue
+        leaning += [
+            m for m in modules if m.startswith(".") or (m.startswith("tests") and not m.startswith("tests.support"))
+        ]
+    assert leaning == [], "a test shares code through tests/support or a fixture, not by importing another test"
+
+
+@pytest.mark.parametrize("path", TEST_FILES, ids=lambda path: path.relative_to(TESTS).as_posix())
+def test_a_test_file_defines_no_fixture_the_shared_ones_already_name(path: Path) -> None:
+    shared = _fixtures(TESTS / "conftest.py").union(*(_fixtures(one) for one in (TESTS / "support").glob("*.py")))
+    assert _fixtures(path) & shared == set()
+
+
+def test_the_layout_checks_see_the_tests_and_the_shared_fixtures() -> None:
+    assert len(TEST_FILES) > 40
+    assert {"endpoint", "dynamodb", "gateway_factory", "served"} <= _fixtures(TESTS / "conftest.py")
