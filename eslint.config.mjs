@@ -1,5 +1,5 @@
 // Schema lint (issue 14, item 2): graphql-eslint's schema-recommended and schema-relay rules on the exported SDL,
-// with zero findings. `.ci/run` and tests/test_schema_lint.py run it on schema/schema.graphql and, through stdin
+// with zero findings. `.ci/run` and tests/designs/test_schema_lint.py run it on schema/schema.graphql and, through stdin
 // with TABLEGRAPH_LINT_SCHEMA naming the exported file, on the SDL of the other designs (schema.orders:ORDERS,
 // schema.library:LIBRARY).
 // Each rule configured away from its preset carries its reason on the line above it.

@@ -3,24 +3,22 @@
 from __future__ import annotations
 
 import os
-import threading
-import time
 import uuid
-from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import ExitStack
 from typing import Any
 
 import boto3
-import httpx
 import pytest
-import uvicorn
 
 from gateway.config import Settings
 from gateway.design.declaration import Declaration
-from gateway.dynamo.store import Store
-from gateway.server.app import ACCOUNTING_HEADER, create_app
+from gateway.dynamo.store import table_definition
 from gateway.server.local import DynamoDBLocal
-from tests.contract import create_table, load_contract_data
+from gateway.writes.building import with_counters
+from schema.model import MODEL
+from tests.support.contract import create_table, load_contract_data
+from tests.support.gateway import Gateway
 
 
 @pytest.fixture(scope="session")
@@ -64,54 +62,6 @@ def fresh_table(dynamodb: Any) -> Iterator[str]:
     dynamodb.delete_table(TableName=name)
 
 
-class Gateway:
-    """A real gateway served by uvicorn on 127.0.0.1, with every DynamoDB request it sends counted on the wire."""
-
-    def __init__(self, settings: Settings, **app_options: Any) -> None:
-        self.app = create_app(settings, **app_options)
-        self.server = uvicorn.Server(
-            uvicorn.Config(self.app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
-        )
-        self.sent: Counter[str] = Counter()
-        self._thread = threading.Thread(target=self.server.run, daemon=True)
-
-    def __enter__(self) -> Gateway:
-        self._thread.start()
-        deadline = time.monotonic() + 30
-        while not self.server.started:
-            if time.monotonic() > deadline or not self._thread.is_alive():
-                raise RuntimeError("the gateway did not start")
-            time.sleep(0.02)
-        port = self.server.servers[0].sockets[0].getsockname()[1]
-        self.url = f"http://127.0.0.1:{port}"
-        self.http = httpx.Client(base_url=self.url, timeout=30)
-        store: Store = self.app.state.store
-        store.on_send(self._count)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.http.close()
-        self.server.should_exit = True
-        self._thread.join(timeout=10)
-
-    def _count(self, operation: str, headers: Mapping[str, str], body: bytes) -> None:
-        self.sent[operation] += 1
-
-    def query(self, query: str, variables: dict[str, Any] | None = None, **headers: str) -> dict[str, Any]:
-        """POST a GraphQL request with accounting on; the response JSON, checked against the wire count."""
-        self.sent.clear()
-        response = self.http.post(
-            "/graphql",
-            json={"query": query, "variables": variables or {}},
-            headers={ACCOUNTING_HEADER: "1", **headers},
-        )
-        assert response.status_code == 200, response.text
-        body: dict[str, Any] = response.json()
-        accounted = body["extensions"]["dynamodb"]
-        assert accounted["operations"] == dict(self.sent), "the accounting disagrees with the requests sent"
-        return body
-
-
 @pytest.fixture(scope="session")
 def gateway_factory(endpoint: str) -> Callable[..., Gateway]:
     def make(table: str, schema: Any = None, declaration: Declaration | None = None, **settings: Any) -> Gateway:
@@ -120,8 +70,8 @@ def gateway_factory(endpoint: str) -> Callable[..., Gateway]:
 
         Authentication is open unless the test configures it: the suite's other concerns run as an admin.
         """
-        options = {"cursor_secret": "test-secret", "auth_open": True, **settings}
-        settings_ = Settings(endpoint_url=endpoint, table=table, **options)
+        options = {"endpoint_url": endpoint, "cursor_secret": "test-secret", "auth_open": True, **settings}
+        settings_ = Settings(table=table, **options)
         return Gateway(settings_, declaration=declaration, schema=schema)
 
     return make
@@ -131,3 +81,33 @@ def gateway_factory(endpoint: str) -> Callable[..., Gateway]:
 def gateway(gateway_factory: Callable[..., Gateway], contract_table: str) -> Iterator[Gateway]:
     with gateway_factory(contract_table) as running:
         yield running
+
+
+@pytest.fixture(scope="module")
+def served(dynamodb: Any, endpoint: str, gateway_factory: Callable[..., Gateway]) -> Iterator[Callable[..., Gateway]]:
+    """Serve a declaration (the demo by default) on an empty table of its key design, made for the test module:
+    ``served(BUSINESS, seeded=True, max_calls=50)``; settings go to the gateway, ``endpoint_url`` included. The
+    gateways stop and the tables are deleted when the module ends."""
+    with ExitStack() as stack:
+
+        def serve(declaration: Declaration | None = None, *, seeded: bool = False, **settings: Any) -> Gateway:
+            name = f"served-{uuid.uuid4().hex[:8]}"
+            model = MODEL if declaration is None else declaration.model
+            dynamodb.create_table(TableName=name, **table_definition(model))
+            stack.callback(dynamodb.delete_table, TableName=name)
+            if seeded:
+                assert declaration is not None and declaration.seed is not None, "only a declaration's seed is loaded"
+                _load(endpoint, name, with_counters(declaration.writes, declaration.seed()))
+            return stack.enter_context(gateway_factory(name, declaration=declaration, **settings))
+
+        yield serve
+
+
+def _load(endpoint: str, table: str, items: Iterable[Mapping[str, Any]]) -> None:
+    """Write ``items`` as ``tablegraph seed`` does, with boto3's batch writer."""
+    resource = boto3.resource(
+        "dynamodb", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="l", aws_secret_access_key="l"
+    )
+    with resource.Table(table).batch_writer() as batch:
+        for item in items:
+            batch.put_item(Item=item)

@@ -1,0 +1,264 @@
+"""The benchmark suite, run briefly on a tiny table: its systems answer alike, at their plans, and it reports its
+targets.
+
+No timing is asserted: only what the report must contain, what reaches DynamoDB, and what the baselines answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import urllib.request
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import boto3
+import pytest
+
+from benchmarks import chart, data, engine, floor, latency, report, servers
+from benchmarks.client import Client, HttpError
+from benchmarks.latency import LatencyProxy
+from benchmarks.operations import OPERATIONS
+from benchmarks.run import FLOOR, GATEWAY, PEER, Config, run, workers_name
+from gateway.config import Settings
+from gateway.dynamo.accounting import Ledger
+from tests.support.gateway import Gateway
+
+
+@pytest.fixture(scope="module")
+def bench_table(endpoint: str, dynamodb: Any) -> Iterator[Config]:
+    """A benchmark table of the smallest size, loaded as the benchmark loads it; the config that names it."""
+    config = Config(sizes=(data.minimum_size(),), endpoint_url=endpoint, table_prefix=f"bench-{uuid.uuid4().hex[:8]}")
+
+    async def load() -> None:
+        async with engine.client(endpoint) as client:
+            await data.ensure_table(client, config.table(config.sizes[0]), config.sizes[0])
+
+    asyncio.run(load())
+    yield config
+    dynamodb.delete_table(TableName=config.table(config.sizes[0]))
+
+
+def _post(url: str, query: str, variables: dict[str, Any]) -> dict[str, Any]:
+    body = json.dumps({"query": query, "variables": variables}).encode()
+    headers = {"Content-Type": "application/json", "X-Tablegraph-Accounting": "1"}
+    with urllib.request.urlopen(urllib.request.Request(f"{url}/graphql", body, headers), timeout=30) as answer:
+        result: dict[str, Any] = json.load(answer)
+    return result
+
+
+def test_peer_answers_every_operation_as_the_gateway_does_at_its_plan(bench_table: Config) -> None:
+    """The peer is checked equal to the gateway on every benchmark operation: same data, same global ids. Both
+    reach DynamoDB through a proxy that counts their requests: the gateway sends each operation's planned calls, in
+    its planned rounds; the peer, reading as GraphQL reaches each level, takes a round more per level on the nested
+    ones, and reports the calls it sent."""
+    table = bench_table.table(bench_table.sizes[0])
+    port = servers.free_port()
+    with LatencyProxy(str(bench_table.endpoint_url), delay=0.0) as wire:
+        settings = Settings(endpoint_url=wire.url, table=table, cursor_secret="test-secret", auth_open=True)
+        with Gateway(settings) as gateway, servers.serve(servers.peer_command(wire.url, table, port), port) as peer:
+            peer.wait_until_ready()
+            for op in OPERATIONS:
+                wire.requests.clear()
+                expected = gateway.query(op.query, op.variables)
+                assert "errors" not in expected, op.name
+                accounted = expected["extensions"]["dynamodb"]
+                assert (accounted["calls"], accounted["rounds"]) == (op.calls, op.rounds), op.name
+                assert sum(wire.requests.values()) == op.calls, op.name
+
+                wire.requests.clear()
+                answer = _post(peer.url, op.query, op.variables)
+                assert answer.get("errors") is None, answer
+                assert answer["data"] == expected["data"], op.name
+                assert answer["extensions"]["dynamodb"]["operations"] == dict(wire.requests), op.name
+                if op.nested:
+                    assert answer["extensions"]["dynamodb"]["rounds"] > op.rounds, op.name
+
+
+async def test_floor_makes_each_operations_plan(bench_table: Config) -> None:
+    """What the gateway is divided by is the plan itself, made with the stock client."""
+    assert {op.number for op in OPERATIONS} == set(floor.PLANS)
+    async with engine.client(str(bench_table.endpoint_url)) as client:
+        for op in OPERATIONS:
+            ledger = Ledger()
+            await floor.PLANS[op.number](floor.Floor(client, bench_table.table(bench_table.sizes[0]), ledger))
+            assert (len(ledger.calls), ledger.rounds) == (op.calls, op.rounds), op.name
+
+
+def test_latency_proxy_holds_every_request_for_its_delay_and_forwards_it(
+    endpoint: str, bench_table: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each DynamoDB request through the proxy is held once, for the delay, then answered by the engine."""
+    held: list[float] = []
+    sleep = asyncio.sleep
+
+    async def spy(delay: float) -> None:
+        held.append(delay)
+        await sleep(delay)
+
+    monkeypatch.setattr(latency, "_hold", spy)
+    table = bench_table.table(bench_table.sizes[0])
+    with LatencyProxy(endpoint, delay=0.005) as proxy:
+        through = boto3.client(
+            "dynamodb",
+            endpoint_url=proxy.url,
+            region_name="us-east-1",
+            aws_access_key_id="local",
+            aws_secret_access_key="local",
+        )
+        workspace = {"PK": {"S": f"WS#{data.WS}"}, "SK": {"S": "META"}}
+        for _ in range(3):
+            assert through.get_item(TableName=table, Key=workspace)["Item"]["displayName"] == {"S": "Probe workspace"}
+        found = through.batch_get_item(RequestItems={table: {"Keys": [workspace]}})
+        assert len(found["Responses"][table]) == 1
+        through.close()
+    assert dict(proxy.requests) == {"GetItem": 3, "BatchGetItem": 1}
+    assert held == [0.005] * 4
+
+
+def _rows(markdown: str, header_start: str, after: str = "") -> list[dict[str, str]]:
+    """The rows of the first markdown table whose header starts with ``header_start`` (after the line ``after``),
+    by column name."""
+    lines = markdown.splitlines()
+    begin = lines.index(after) if after else 0
+    start = next(i for i, line in enumerate(lines) if i > begin and line.startswith(header_start))
+    names = [cell.strip() for cell in lines[start].strip("|").split("|")]
+    rows = []
+    for line in lines[start + 2 :]:
+        if not line.startswith("|"):
+            break
+        rows.append(dict(zip(names, (cell.strip() for cell in line.strip("|").split("|")), strict=True)))
+    return rows
+
+
+def test_benchmark_reports_gateway_peer_and_floor_with_its_targets(bench_table: Config, tmp_path: Path) -> None:
+    """A tiny run of every phase: both levels with their ratios, the latency model, the workers, the targets."""
+    operations = (2, 3, 10)
+    config = Config(
+        sizes=bench_table.sizes,
+        concurrency=(1, 2),
+        duration=0.05,
+        warmup=0,
+        rounds=1,
+        decode="fast",
+        operations=operations,
+        endpoint_url=bench_table.endpoint_url,
+        table_prefix=bench_table.table_prefix,
+        latency_ms=5,
+        scaling=(1, 2),
+        saturation=2,
+    )
+    results = run(config)
+    text = report.markdown(results, machine_line="test machine")
+    chosen = [op for op in OPERATIONS if op.number in operations]
+
+    for heading in ("With 1 client: each system's own latency:", "With 2 concurrent clients:"):
+        rows = _rows(text, "| # | operation |", after=heading)
+        assert [row["#"] for row in rows] == [str(op.number) for op in chosen]
+        for op, row in zip(chosen, rows, strict=True):
+            assert (row["calls"], row["rounds"]) == (str(op.calls), str(op.rounds)), op.name
+            assert row["gateway ÷ floor (p50)"].endswith("x") and row["gateway ÷ peer (p50)"].endswith("x")
+    for op in chosen:
+        for level in (1, 2):
+            gateway, floor_, peer = (results.get(name, op.number, concurrency=level) for name in (GATEWAY, FLOOR, PEER))
+            assert gateway and floor_ and peer
+            assert (floor_.calls, floor_.rounds) == (op.calls, op.rounds), op.name
+            assert gateway.requests > 0 and gateway.cpu_ms > 0 and peer.cpu_ms > 0 and floor_.cpu_ms > 0
+
+    # Through the latency proxy: every system at 1 client, the gateway still at its plan.
+    delayed_heading = "With 5 ms added to each DynamoDB request (benchmarks/latency.py), 1 client:"
+    rows = _rows(text, "| # | operation |", after=delayed_heading)
+    assert [row["#"] for row in rows] == [str(op.number) for op in chosen]
+    for op in chosen:
+        for name in (GATEWAY, FLOOR, PEER):
+            sample = results.get(name, op.number, concurrency=1, latency_ms=5)
+            assert sample is not None and sample.requests > 0, (name, op.name)
+        delayed = results.get(GATEWAY, op.number, concurrency=1, latency_ms=5)
+        assert delayed is not None and (delayed.calls, delayed.rounds) == (op.calls, op.rounds)
+
+    # The gateway by workers, at saturation.
+    rows = _rows(text, "| # | operation |", after="The gateway by worker processes, 2 concurrent clients (saturation):")
+    assert [row["#"] for row in rows] == [str(op.number) for op in chosen]
+    assert all(float(row[f"req/s, {workers_name(2)}"]) > 0 for row in rows)
+
+    targets = text.split("Targets:\n\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert [line.split(":")[0] for line in targets] == [
+        "- gateway ÷ floor ≤ 1.0 on every canonical operation, 1 client",
+        "- gateway ÷ floor ≤ 1.0 on every canonical operation, 2 concurrent clients",
+        "- gateway ÷ floor ≤ 0.6 on operations of 3 calls or more, 1 client",
+        "- gateway ÷ floor ≤ 0.6 on operations of 3 calls or more, 2 concurrent clients",
+        "- gateway ÷ peer ≤ 0.5 on nested operations, 1 client",
+        "- gateway ÷ peer ≤ 0.5 on nested operations, 2 concurrent clients",
+        "- gateway ÷ peer ≤ 0.5 on nested operations, 1 client, 5 ms added to each DynamoDB request",
+        "- CPU per 100-item Query, the DynamoDB client alone",
+    ]
+    for line in targets[:7]:
+        assert re.fullmatch(r"- .+: (met|missed on \d+ of \d+) \((#\d+ \d+\.\d\dx(, )?)+\)\.", line), line
+    assert "#2 " in targets[0] and "#3 " in targets[2] and "#10 " in targets[2] and "#10 " in targets[4]
+
+    picture = tmp_path / "bench.png"
+    chart.save(results, picture, "test")
+    assert picture.read_bytes().startswith(b"\x89PNG")
+
+
+async def test_load_generator_client_reads_kept_alive_answers_and_refuses_what_it_cannot_read() -> None:
+    """The driver's own HTTP client: answers in order on one reused connection; no Content-Length is an error."""
+    answers = [
+        b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfirst",
+        b"HTTP/1.1 400 Bad Request\r\ncontent-length: 6\r\n\r\nsecond",
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+    ]
+    connections = 0
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal connections
+        connections += 1
+        for answer in answers:
+            head = await reader.readuntil(b"\r\n\r\n")
+            length = int(re.search(rb"Content-Length: (\d+)", head).group(1))  # type: ignore[union-attr]
+            assert await reader.readexactly(length) == b"{}"
+            writer.write(answer)
+        writer.close()
+
+    server = await asyncio.start_server(serve, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    http = Client(f"http://127.0.0.1:{port}")
+    try:
+        assert await http.post("/graphql", b"{}", {"Content-Type": "application/json"}) == (200, b"first")
+        assert await http.post("/graphql", b"{}", {}) == (400, b"second")
+        with pytest.raises(HttpError, match="without Content-Length"):
+            await http.post("/graphql", b"{}", {})
+        assert connections == 1
+    finally:
+        await http.aclose()
+        server.close()
+        await server.wait_closed()
+
+
+async def test_load_generator_client_reconnects_when_the_server_closed_an_idle_connection() -> None:
+    """A server's keep-alive timeout closes idle connections while other systems are measured: the request
+    goes out again on a new connection."""
+    connections = 0
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal connections
+        connections += 1
+        await reader.readuntil(b"\r\n\r\n")
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+        await writer.drain()
+        writer.close()  # without Connection: close, as a keep-alive timeout does later
+
+    server = await asyncio.start_server(serve, "127.0.0.1", 0)
+    http = Client(f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}")
+    try:
+        assert await http.post("/graphql", b"", {}) == (200, b"ok")
+        await asyncio.sleep(0.05)
+        assert await http.post("/graphql", b"", {}) == (200, b"ok")
+        assert connections == 2
+    finally:
+        await http.aclose()
+        server.close()
+        await server.wait_closed()

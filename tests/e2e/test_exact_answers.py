@@ -1,0 +1,164 @@
+"""Exact answers after faults: a retried cascade never under-reports, and a refused read reveals nothing."""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import boto3
+import pytest
+
+from gateway.config import Settings
+from gateway.server.app import ACCOUNTING_HEADER
+from tests.support.contract import create_table, tickets_of
+from tests.support.faults import FaultProxy, Rule
+from tests.support.gateway import Gateway
+from tests.support.identity import Issuer
+
+COURSES = 120
+DELETE = (
+    'mutation { deleteStudent(input: {studentId: "stu-x", cascade: true}, clientToken: "%s") { __typename '
+    "... on Deleted { items { type count } } } }"
+)
+WHOLE = {
+    "__typename": "Deleted",
+    "items": [{"type": "Enrollment", "count": COURSES}, {"type": "Student", "count": 1}],
+}
+
+
+@pytest.fixture
+def enrolled(dynamodb: Any, endpoint: str) -> Iterator[str]:
+    """A student in 120 courses, with exact counters, written by boto3."""
+    name = f"x-{uuid.uuid4().hex[:8]}"
+    create_table(dynamodb, name)
+    resource = boto3.resource(
+        "dynamodb", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="l", aws_secret_access_key="l"
+    )
+    with resource.Table(name).batch_writer() as batch:
+        batch.put_item(Item={"PK": "STU#stu-x", "SK": "PROFILE", "name": "X", "courseCount": COURSES, "version": 1})
+        for n in range(COURSES):
+            course = f"crs-{n:03d}"
+            batch.put_item(Item={"PK": f"CRS#{course}", "SK": "METADATA", "title": "C", "enrolledCount": 1})
+            batch.put_item(
+                Item={
+                    "PK": "STU#stu-x",
+                    "SK": f"ENROLL#CRS#{course}",
+                    "GSI1PK": f"CRS#{course}",
+                    "GSI1SK": "STU#stu-x",
+                    "enrolledOn": "2026-09-01",
+                }
+            )
+    yield name
+    dynamodb.delete_table(TableName=name)
+
+
+@pytest.fixture
+def proxy(endpoint: str) -> Iterator[FaultProxy]:
+    with FaultProxy(endpoint, seed=7) as running:
+        yield running
+
+
+@pytest.fixture
+def proxied(proxy: FaultProxy, enrolled: str) -> Iterator[Gateway]:
+    settings = Settings(endpoint_url=proxy.url, table=enrolled, cursor_secret="test-secret", auth_open=True)
+    with Gateway(settings) as running:
+        yield running
+
+
+def edges(dynamodb: Any, table: str) -> int:
+    answer = dynamodb.query(
+        TableName=table,
+        KeyConditionExpression="PK = :pk AND begins_with(SK, :edge)",
+        ExpressionAttributeValues={":pk": {"S": "STU#stu-x"}, ":edge": {"S": "ENROLL#"}},
+        Select="COUNT",
+        ConsistentRead=True,
+    )
+    count: int = answer["Count"]
+    return count
+
+
+def send(proxied: Gateway, query: str) -> dict[str, Any]:
+    response = proxied.http.post("/graphql", json={"query": query})
+    assert response.status_code == 200, response.text
+    body: dict[str, Any] = response.json()
+    return body
+
+
+def test_a_retry_while_the_cascade_runs_is_told_it_is_in_progress_never_a_part(
+    proxied: Gateway, proxy: FaultProxy, dynamodb: Any, enrolled: str
+) -> None:
+    # Each transaction takes a while, so that the retry comes while the first request is half way.
+    proxy.set_rules([Rule("delay", operations=frozenset({"TransactWriteItems"}), delay=0.3)])
+    token = uuid.uuid4().hex
+    answers: list[dict[str, Any]] = []
+    first = threading.Thread(target=lambda: answers.append(send(proxied, DELETE % token)))
+    first.start()
+    deadline = time.monotonic() + 30
+    while edges(dynamodb, enrolled) == COURSES and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert 0 < edges(dynamodb, enrolled) < COURSES, "the first request was not half way"
+    retried = send(proxied, DELETE % token)
+    first.join(60)
+    again = send(proxied, DELETE % token)
+    assert retried.get("data") is None or retried["data"]["deleteStudent"] is None
+    (error,) = retried["errors"]
+    assert error["extensions"] == {"code": "UNAVAILABLE", "outcome": "IN_PROGRESS"}
+    assert answers[0]["data"]["deleteStudent"] == WHOLE
+    assert again["data"]["deleteStudent"] == WHOLE
+    assert edges(dynamodb, enrolled) == 0
+
+
+def test_a_retry_after_the_cascade_failed_half_way_reports_the_whole(
+    proxied: Gateway, proxy: FaultProxy, dynamodb: Any, enrolled: str
+) -> None:
+    proxy.set_rules([Rule("delay", operations=frozenset({"TransactWriteItems"}), delay=0.3)])
+    token = uuid.uuid4().hex
+    answers: list[dict[str, Any]] = []
+    first = threading.Thread(target=lambda: answers.append(send(proxied, DELETE % token)))
+    first.start()
+    deadline = time.monotonic() + 30
+    while edges(dynamodb, enrolled) == COURSES and time.monotonic() < deadline:
+        time.sleep(0.01)
+    # DynamoDB stops answering writes: the cascade stops half way.
+    proxy.set_rules([Rule("error_before", operations=frozenset({"TransactWriteItems"}))])
+    first.join(60)
+    left = edges(dynamodb, enrolled)
+    assert 0 < left < COURSES
+    assert answers[0]["errors"][0]["extensions"]["code"] == "UNAVAILABLE"
+    proxy.set_rules([])
+    retried = send(proxied, DELETE % token)
+    # What the first attempt deleted is counted too.
+    assert retried["data"]["deleteStudent"] == WHOLE
+    assert edges(dynamodb, enrolled) == 0
+
+
+@pytest.fixture(scope="module")
+def issuer() -> Iterator[Issuer]:
+    with Issuer() as running:
+        yield running
+
+
+def test_a_refused_read_costs_the_same_whether_the_item_exists_or_not(
+    gateway_factory: Callable[..., Gateway], contract_table: str, issuer: Issuer
+) -> None:
+    other_tenant = {"organizations": ["o-empty"], "workspaces": ["ws-empty"], "students": ["stu-0149"]}
+    token = issuer.token("bob", other_tenant)
+    query = "query($id: ID!) { ticket(ticketId: $id) { title } }"
+    with gateway_factory(contract_table, **issuer.settings()) as proxied:
+
+        def read(ticket: str) -> dict[str, Any]:
+            response = proxied.http.post(
+                "/graphql",
+                json={"query": query, "variables": {"id": ticket}},
+                headers={"Authorization": f"Bearer {token}", ACCOUNTING_HEADER: "1"},
+            )
+            body: dict[str, Any] = response.json()
+            return body
+
+        anothers = read(tickets_of(2)[0])  # exists, in organization o1
+        missing = read("20260101T000000Z-9999")
+    assert anothers["data"] == missing["data"] == {"ticket": None}
+    assert anothers["extensions"]["dynamodb"] == missing["extensions"]["dynamodb"]

@@ -1,0 +1,71 @@
+"""A real gateway served by uvicorn for a test, with every DynamoDB request it sends counted on the wire."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+
+import httpx
+import uvicorn
+
+from gateway.config import Settings
+from gateway.dynamo.store import Store
+from gateway.server.app import ACCOUNTING_HEADER, create_app
+
+
+class Gateway:
+    """A real gateway served by uvicorn on 127.0.0.1, with every DynamoDB request it sends counted on the wire."""
+
+    def __init__(self, settings: Settings, **app_options: Any) -> None:
+        self.app = create_app(settings, **app_options)
+        self.table = settings.table
+        self.server = uvicorn.Server(
+            uvicorn.Config(self.app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
+        )
+        self.sent: Counter[str] = Counter()
+        self._thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def __enter__(self) -> Gateway:
+        self._thread.start()
+        deadline = time.monotonic() + 30
+        while not self.server.started:
+            if time.monotonic() > deadline or not self._thread.is_alive():
+                raise RuntimeError("the gateway did not start")
+            time.sleep(0.02)
+        port = self.server.servers[0].sockets[0].getsockname()[1]
+        self.url = f"http://127.0.0.1:{port}"
+        self.http = httpx.Client(base_url=self.url, timeout=30)
+        store: Store = self.app.state.store
+        store.on_send(self._count)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.http.close()
+        self.server.should_exit = True
+        self._thread.join(timeout=10)
+
+    def _count(self, operation: str, headers: Mapping[str, str], body: bytes) -> None:
+        self.sent[operation] += 1
+
+    def query(self, query: str, variables: dict[str, Any] | None = None, **headers: str) -> dict[str, Any]:
+        """POST a GraphQL request with accounting on; the response JSON, checked against the wire count."""
+        self.sent.clear()
+        response = self.http.post(
+            "/graphql",
+            json={"query": query, "variables": variables or {}},
+            headers={ACCOUNTING_HEADER: "1", **headers},
+        )
+        assert response.status_code == 200, response.text
+        body: dict[str, Any] = response.json()
+        accounted = body["extensions"]["dynamodb"]
+        assert accounted["operations"] == dict(self.sent), "the accounting disagrees with the requests sent"
+        return body
+
+
+def accounted(body: dict[str, Any]) -> tuple[int, int, dict[str, int]]:
+    """The DynamoDB calls, rounds and operations a response's accounting reports."""
+    dynamodb = body["extensions"]["dynamodb"]
+    return dynamodb["calls"], dynamodb["rounds"], dynamodb["operations"]
