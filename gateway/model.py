@@ -177,6 +177,10 @@ class Entity:
     Attributes are declared by type (``"S"``) or as an :class:`Attribute` with their GraphQL surface. ``mint``
     names the id field a create mints (time-ordered); ``verbs`` renames the derived mutations (``create``,
     ``update``, ``delete``); ``internal`` entities (the gateway's own records) have no GraphQL surface.
+
+    ``discriminator`` (``("EntityType", "customer")``): the attribute every item of the entity holds, and its
+    value. An item is the entity only when its keys have the entity's shape and it holds that value; creates write
+    it. Entities whose key shapes could be mistaken for each other must each declare one, on the same attribute.
     """
 
     name: str
@@ -186,8 +190,14 @@ class Entity:
     mint: str | None = None
     verbs: Mapping[str, str] = field(default_factory=dict)
     internal: bool = False
+    discriminator: tuple[str, str] | None = None
 
     def __post_init__(self) -> None:
+        if self.discriminator is not None and self.discriminator[0] in self.attributes:
+            raise ValueError(
+                f"{self.name}: the discriminator {self.discriminator[0]!r} is a constant the gateway writes,"
+                " not a declared attribute"
+            )
         declared = {
             name: spec if isinstance(spec, Attribute) else Attribute(spec) for name, spec in self.attributes.items()
         }
@@ -337,9 +347,10 @@ class Model:
     _candidates: tuple[_Candidate, ...] = field(init=False, repr=False, compare=False)
     _by_heads: dict[tuple[str, str], tuple[_Candidate, ...]] = field(init=False, repr=False, compare=False)
     _by_name: dict[str, Entity] = field(init=False, repr=False, compare=False)
+    _shared: frozenset[Entity] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        _validate(self)
+        object.__setattr__(self, "_shared", _validate(self))
         indexes = {index.name: index for index in self.indexes}
         candidates = [
             (entity, tuple((indexes[name], shape) for name, shape in entity.keys.items() if name is not None))
@@ -395,12 +406,15 @@ class Model:
         return {table.pk: entity.primary.pk.format(ids), table.sk: entity.primary.sk.format(ids)}
 
     def key_attributes(self, entity: Entity, ids: Ids) -> dict[str, str]:
-        """Every key attribute an item of ``entity`` carries, in the table and in each index."""
+        """Every attribute that identifies an item of ``entity``: its keys in the table and in each index, and its
+        discriminator."""
         out: dict[str, str] = {}
         for name, shape in entity.keys.items():
             index = self.index(name)
             out[index.pk] = shape.pk.format(ids)
             out[index.sk] = shape.sk.format(ids)
+        if entity.discriminator is not None:
+            out[entity.discriminator[0]] = entity.discriminator[1]
         return out
 
     def item(self, entity: Entity, ids: Ids, attributes: Mapping[str, Any]) -> Item:
@@ -418,7 +432,8 @@ class Model:
     # --- recognising items --------------------------------------------------------------------------------
 
     def recognise(self, item: Mapping[str, Any], partial: bool = False) -> tuple[Entity, dict[str, str]] | None:
-        """The entity an item belongs to and its ids, from its key shape alone; None for unknown shapes.
+        """The entity an item belongs to and its ids, from its key shape and discriminator; None for unknown shapes,
+        and for an item that could be more than one entity (logged).
 
         ``partial`` accepts a key that carries only some of the entity's index keys (what a write names): those
         present must agree with the table key, the absent ones are not required.
@@ -431,21 +446,36 @@ class Model:
         found = self._by_heads.get(heads)
         if found is None:  # a head no template has: only templates that start with an id can match
             found = _candidates_for(self._candidates, *heads)
+        match: tuple[Entity, dict[str, str]] | None = None
         for entity, secondary in found:
             ids = _parse_shape(entity.primary, pk, sk)
             if ids is None:
                 continue
-            for index, shape in secondary:
-                if partial and index.pk not in item and index.sk not in item:
+            if entity.discriminator is not None:
+                attribute, value = entity.discriminator
+                if item.get(attribute) != value and not (partial and attribute not in item):
                     continue
-                more = _parse_shape(shape, item.get(index.pk), item.get(index.sk))
-                if more is None:
-                    return None
-                for name, value in more.items():
-                    if ids.setdefault(name, value) != value:
-                        return None
-            return entity, ids
-        return None
+            ids = _secondary_ids(item, ids, secondary, partial)
+            if ids is None:
+                if entity in self._shared:
+                    continue
+                return None
+            if entity not in self._shared:
+                # Only entities that share a key shape can both match: the first match of any other is the one.
+                return entity, ids
+            if match is not None:
+                log.warning(
+                    "skipping an item that is both a %s and a %s: %s=%r %s=%r",
+                    match[0].name,
+                    entity.name,
+                    table.pk,
+                    pk,
+                    table.sk,
+                    sk,
+                )
+                return None
+            match = entity, ids
+        return match
 
     def ids_of(self, entity: Entity, item: Item) -> dict[str, str] | None:
         """The item's ids if it is an ``entity``; logs and returns None for any other shape."""
@@ -489,6 +519,22 @@ def _candidates_for(candidates: Sequence[_Candidate], pk_head: str, sk_head: str
     )
 
 
+def _secondary_ids(
+    item: Mapping[str, Any], ids: dict[str, str], secondary: tuple[tuple[Index, KeyShape], ...], partial: bool
+) -> dict[str, str] | None:
+    """The table key's ``ids`` with those of the item's index keys, which must agree; None when they do not."""
+    for index, shape in secondary:
+        if partial and index.pk not in item and index.sk not in item:
+            continue
+        more = _parse_shape(shape, item.get(index.pk), item.get(index.sk))
+        if more is None:
+            return None
+        for name, value in more.items():
+            if ids.setdefault(name, value) != value:
+                return None
+    return ids
+
+
 def _parse_shape(shape: KeyShape, pk: object, sk: object) -> dict[str, str] | None:
     if not isinstance(pk, str) or not isinstance(sk, str):
         return None
@@ -518,7 +564,9 @@ def _overlaps(a: KeyTemplate, b: KeyTemplate) -> bool:
     return a.literal_prefix.startswith(b.literal_prefix) or b.literal_prefix.startswith(a.literal_prefix)
 
 
-def _validate(model: Model) -> None:
+def _validate(model: Model) -> frozenset[Entity]:
+    """Refuse what cannot be served; the entities that share a key shape with another, told apart by their
+    discriminators."""
     names = [index.name for index in model.indexes]
     if None not in names or len(set(names)) != len(names):
         raise ValueError("a model has the table's key (index None) and uniquely named indexes")
@@ -532,10 +580,12 @@ def _validate(model: Model) -> None:
             if index_name not in names:
                 raise ValueError(f"{entity.name}: unknown index {index_name!r}")
             _validate_shards(entity, shape)
+    shared: set[Entity] = set()
     for i, a in enumerate(model.entities):
         for b in model.entities[i + 1 :]:
             if _overlaps(a.primary.pk, b.primary.pk) and _overlaps(a.primary.sk, b.primary.sk):
-                raise ValueError(f"{a.name} and {b.name} have key shapes that can be mistaken for each other")
+                _validate_told_apart(a, b)
+                shared.update((a, b))
     owners: list[tuple[str, Entity]] = [(c.name, c.parent) for c in model.collections]
     owners += [(link.name, link.source) for link in model.links]
     for name, owner in owners:
@@ -567,6 +617,20 @@ def _validate(model: Model) -> None:
             raise ValueError(f"{link.name}: the target's ids must be among the source's ids")
     for copy in model.copies:
         _validate_copy(model, copy)
+    return frozenset(shared)
+
+
+def _validate_told_apart(a: Entity, b: Entity) -> None:
+    """Two entities whose table keys could be the same string are told apart by one attribute's value."""
+    told, other = a.discriminator, b.discriminator
+    if told is not None and other is not None and told[0] == other[0] and told[1] != other[1]:
+        return
+    keys = f"{a.primary.pk.pattern!r}/{a.primary.sk.pattern!r} and {b.primary.pk.pattern!r}/{b.primary.sk.pattern!r}"
+    raise ValueError(
+        f"{a.name} and {b.name} have key shapes that can be mistaken for each other ({keys}): give their keys"
+        " different literal text, or give both a discriminator on the same attribute with different values"
+        f" (discriminator=('EntityType', {a.name.lower()!r}) and ('EntityType', {b.name.lower()!r}))"
+    )
 
 
 def _validate_shards(entity: Entity, shape: KeyShape) -> None:

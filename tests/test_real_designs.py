@@ -1,0 +1,129 @@
+"""Designs the engine did not write: tables filled with plain boto3 as teams keep them, served from a declaration.
+
+Each test writes items with literal key strings (never the gateway's key code), then queries through the gateway
+with every DynamoDB request counted on the wire.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import boto3
+import pytest
+
+from gateway.declaration import Declaration
+from gateway.model import Attribute, Entity, Index, KeyShape, Model
+from gateway.store import table_definition
+from tests.conftest import Gateway
+from tests.test_library import mutate
+
+TABLE = Index(None, "PK", "SK")
+GSI1 = Index("GSI1", "GSI1PK", "GSI1SK")
+
+
+def _serve(
+    dynamodb: Any, endpoint: str, gateway_factory: Callable[..., Gateway], declaration: Declaration, items: list[Any]
+) -> Iterator[tuple[Gateway, str]]:
+    name = f"real-{uuid.uuid4().hex[:8]}"
+    dynamodb.create_table(TableName=name, **table_definition(declaration.model))
+    resource: Any = boto3.resource(
+        "dynamodb", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="l", aws_secret_access_key="l"
+    )
+    with resource.Table(name).batch_writer() as batch:
+        for item in items:
+            batch.put_item(Item=item)
+    with gateway_factory(name, declaration=declaration) as running:
+        yield running, name
+    dynamodb.delete_table(TableName=name)
+
+
+def _data(gateway: Gateway, query: str) -> tuple[Any, tuple[int, int]]:
+    body = gateway.query(query)
+    assert "errors" not in body, body["errors"]
+    accounted = body["extensions"]["dynamodb"]
+    return body["data"], (accounted["calls"], accounted["rounds"])
+
+
+# --- entities told apart by a discriminator ---------------------------------------------------------------------
+
+USER = Entity(
+    "User",
+    {None: KeyShape.of("ACCOUNT#{name}", "ACCOUNT#{name}")},
+    {"email": Attribute("S", "Where to write to.")},
+    discriminator=("EntityType", "user"),
+)
+ORGANIZATION = Entity(
+    "Organization",
+    {None: KeyShape.of("ACCOUNT#{name}", "ACCOUNT#{name}")},
+    {"plan": Attribute("S", "What the organization pays for.")},
+    discriminator=("EntityType", "org"),
+)
+ACCOUNTS = Declaration(Model("accounts", (TABLE,), (USER, ORGANIZATION)))
+ACCOUNT_ITEMS = [
+    {"PK": "ACCOUNT#ann", "SK": "ACCOUNT#ann", "EntityType": "user", "email": "ann@example.com"},
+    {"PK": "ACCOUNT#acme", "SK": "ACCOUNT#acme", "EntityType": "org", "plan": "pro"},
+    {"PK": "ACCOUNT#bot", "SK": "ACCOUNT#bot", "EntityType": "robot", "email": "bot@example.com"},
+    {"PK": "ACCOUNT#old", "SK": "ACCOUNT#old", "email": "no type at all"},
+]
+
+
+@pytest.fixture(scope="module")
+def accounts(dynamodb: Any, endpoint: str, gateway_factory: Callable[..., Gateway]) -> Iterator[tuple[Gateway, str]]:
+    yield from _serve(dynamodb, endpoint, gateway_factory, ACCOUNTS, ACCOUNT_ITEMS)
+
+
+def test_entities_that_share_a_key_shape_are_told_apart_by_their_discriminator(
+    accounts: tuple[Gateway, str], caplog: pytest.LogCaptureFixture
+) -> None:
+    gateway, _ = accounts
+    data, cost = _data(
+        gateway,
+        '{ user(name: "ann") { name email } organization(name: "acme") { name plan }'
+        ' asOrganization: organization(name: "ann") { name } asUser: user(name: "acme") { name } }',
+    )
+    assert data == {
+        "user": {"name": "ann", "email": "ann@example.com"},
+        "organization": {"name": "acme", "plan": "pro"},
+        "asOrganization": None,
+        "asUser": None,
+    }
+    assert cost == (1, 1)
+    caplog.set_level(logging.WARNING)
+    data, _ = _data(gateway, '{ users(names: ["bot", "old", "ann"]) { name } node(id: "VXNlciNib3Q") { id } }')
+    assert data == {"users": [None, None, {"name": "ann"}], "node": None}
+    assert "ACCOUNT#bot" in caplog.text and "ACCOUNT#old" in caplog.text
+
+
+def test_a_create_writes_the_discriminator_and_an_update_never_changes_another_entity(
+    accounts: tuple[Gateway, str], dynamodb: Any
+) -> None:
+    gateway, table = accounts
+    created, sent = mutate(gateway, "createUser", {"name": "cy", "email": "cy@example.com"}, "... on User { name }")
+    assert (created["name"], sent) == ("cy", {"PutItem": 1})
+    stored = dynamodb.get_item(TableName=table, Key={"PK": {"S": "ACCOUNT#cy"}, "SK": {"S": "ACCOUNT#cy"}})["Item"]
+    assert stored["EntityType"] == {"S": "user"}
+    taken, _ = mutate(gateway, "createOrganization", {"name": "cy", "plan": "free"})
+    assert taken["__typename"] == "ConflictError"
+    refused, _ = mutate(gateway, "updateOrganization", {"name": "ann", "expectedVersion": 0, "plan": "free"})
+    assert refused["__typename"] != "Organization"
+    stored = dynamodb.get_item(TableName=table, Key={"PK": {"S": "ACCOUNT#ann"}, "SK": {"S": "ACCOUNT#ann"}})["Item"]
+    assert "plan" not in stored and stored["EntityType"] == {"S": "user"}
+
+
+def test_shared_key_shapes_without_discriminators_are_refused_naming_both_and_the_fix() -> None:
+    plain = Entity("Organization", {None: KeyShape.of("ACCOUNT#{name}", "ACCOUNT#{name}")})
+    with pytest.raises(ValueError) as refused:
+        Model("t", (TABLE,), (USER, plain))
+    message = str(refused.value)
+    assert "User and Organization" in message and "'ACCOUNT#{name}'" in message and "discriminator=" in message
+    same = Entity("Organization", plain.keys, discriminator=("EntityType", "user"))
+    with pytest.raises(ValueError, match="mistaken for each other"):
+        Model("t", (TABLE,), (USER, same))
+    elsewhere = Entity("Organization", plain.keys, discriminator=("Type", "org"))
+    with pytest.raises(ValueError, match="same attribute"):
+        Model("t", (TABLE,), (USER, elsewhere))
+    with pytest.raises(ValueError, match="not a declared attribute"):
+        Entity("X", plain.keys, {"EntityType": "S"}, discriminator=("EntityType", "x"))
