@@ -546,7 +546,8 @@ class _Builder:
         cls = self.types[entity.name]
         fields = _Fields(entity.name, taken=["id"])
         for name in entity.key_fields:
-            fields.plain(name, strawberry.ID, f"From the {entity.name}'s own key.")
+            id_type = strawberry.ID | None if name in entity.optional_id_fields else strawberry.ID
+            fields.plain(name, id_type, f"From the {entity.name}'s own key.")
         for name, spec in _plain_attributes(entity):
             fields.plain(name, self._type_of(entity, name, spec) | None, _describe(entity, name, spec))
             if spec.type in ("M", "L"):
@@ -571,7 +572,7 @@ class _Builder:
         def make(ids: dict[str, str], item: Item) -> Any:
             fields = self._values(entity, plain, item)
             for key in keys:
-                fields[key] = ids[key]
+                fields[key] = ids.get(key)
             return cls(id=global_ids.encode(entity, ids), version=_version(entity, item), _ids=ids, **fields)
 
         return make
@@ -597,7 +598,8 @@ class _Builder:
         target = link.target
 
         async def resolve(root: Any, info: Info) -> Any:
-            return await self._read(info, target, root._ids)
+            ids = link.target_ids(root._ids)
+            return None if ids is None else await self._read(info, target, ids)
 
         description = link.description or f"The {target.name} of this {link.source.name}; null if it does not exist."
         fields.resolved(link.field, self.types[target.name] | None, resolve, description)
@@ -923,7 +925,10 @@ class _Builder:
         fields = _Fields(_input_name(verb))
         given = [name for name in entity.key_fields if name != entity.mint]
         for name in given:
-            fields.plain(name, strawberry.ID, f"Part of the new {entity.name}'s key.")
+            if name in entity.optional_id_fields:
+                fields.plain(name, strawberry.ID | None, f"Part of the new {entity.name}'s key.", default=None)
+            else:
+                fields.plain(name, strawberry.ID, f"Part of the new {entity.name}'s key.")
         for name, spec in _input_attributes(entity):
             python = self._type_of(entity, name, spec, input_=True)
             default = spec.default if spec.enum is None or spec.default is None else python(spec.default)
@@ -935,7 +940,11 @@ class _Builder:
         input_type = _input(fields, f"The new {entity.name}'s ids and attributes{minted}.")
 
         async def create(info: Info, data: Any, client_token: str | None) -> Any:
-            ids = {name: validate_id(getattr(data, name), graphql_name(name)) for name in given}
+            ids = {
+                name: validate_id(getattr(data, name), graphql_name(name))
+                for name in given
+                if getattr(data, name) is not None
+            }
             if entity.mint is not None:
                 ids[entity.mint] = writes.mint_id()
             attributes = {**_inputs(entity, data), **_on_create(entity, ids)}

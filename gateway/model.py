@@ -156,14 +156,19 @@ class Index:
 
 @dataclass(frozen=True)
 class KeyShape:
-    """An entity's key templates in one index."""
+    """An entity's key templates in one index.
+
+    ``sparse``: an item is in this index only when it carries the index's keys (a sparse GSI); one without them is
+    still the entity, in the table and its other indexes. Ids that only a sparse shape holds are optional.
+    """
 
     pk: KeyTemplate
     sk: KeyTemplate
+    sparse: bool = False
 
     @classmethod
-    def of(cls, pk: str, sk: str) -> KeyShape:
-        return cls(KeyTemplate(pk), KeyTemplate(sk))
+    def of(cls, pk: str, sk: str, sparse: bool = False) -> KeyShape:
+        return cls(KeyTemplate(pk), KeyTemplate(sk), sparse)
 
     @property
     def fields(self) -> set[str]:
@@ -229,6 +234,12 @@ class Entity:
     @cached_property
     def all_id_fields(self) -> frozenset[str]:
         return frozenset().union(*(shape.fields for shape in self.keys.values()))
+
+    @cached_property
+    def optional_id_fields(self) -> frozenset[str]:
+        """The ids only sparse index keys hold: an item outside those indexes has none of them."""
+        kept = {name for shape in self.keys.values() if not shape.sparse for name in shape.fields}
+        return self.all_id_fields - kept
 
     @cached_property
     def key_fields(self) -> tuple[str, ...]:
@@ -307,6 +318,12 @@ class Link:
     @property
     def field(self) -> str:
         return self.name.partition(".")[2]
+
+    def target_ids(self, ids: Ids) -> dict[str, str] | None:
+        """The target's table key from the source's ids; None when the source lacks one (a sparse index's)."""
+        if not all(name in ids for name in self.target.id_fields):
+            return None
+        return {name: ids[name] for name in self.target.id_fields}
 
 
 @dataclass(frozen=True)
@@ -410,6 +427,8 @@ class Model:
         discriminator."""
         out: dict[str, str] = {}
         for name, shape in entity.keys.items():
+            if shape.sparse and not all(name in ids for name in shape.fields):
+                continue
             index = self.index(name)
             out[index.pk] = shape.pk.format(ids)
             out[index.sk] = shape.sk.format(ids)
@@ -503,6 +522,8 @@ class Model:
         parent_shape = collection.parent.keys.get(collection.index)
         if parent_shape is None or parent_shape.pk != collection.member.keys[collection.index].pk:
             return False
+        if parent_shape.sparse:  # a parent outside the index would be missed by the Query, and taken for absent
+            return False
         parent_sk = parent_shape.sk.literal_prefix
         member_prefix = collection.member.keys[collection.index].sk.literal_prefix
         if parent_sk.startswith(member_prefix) or member_prefix.startswith(parent_sk):
@@ -524,7 +545,7 @@ def _secondary_ids(
 ) -> dict[str, str] | None:
     """The table key's ``ids`` with those of the item's index keys, which must agree; None when they do not."""
     for index, shape in secondary:
-        if partial and index.pk not in item and index.sk not in item:
+        if (partial or shape.sparse) and index.pk not in item and index.sk not in item:
             continue
         more = _parse_shape(shape, item.get(index.pk), item.get(index.sk))
         if more is None:
@@ -606,6 +627,17 @@ def _validate(model: Model) -> frozenset[Entity]:
             )
         if not set(member_shape.pk.fields) <= collection.parent.all_id_fields:
             raise ValueError(f"{collection.name}: the partition key must be known from the parent's ids")
+        sparse = set(member_shape.pk.fields) & collection.parent.optional_id_fields
+        if sparse:
+            raise ValueError(
+                f"{collection.name}: the partition key {member_shape.pk.pattern!r} needs {sorted(sparse)}, which"
+                f" {collection.parent.name} holds only in a sparse index: declare that index's keys not sparse"
+            )
+        if collection.counter is not None and member_shape.sparse:
+            raise ValueError(
+                f"{collection.name}: {collection.member.name} is sparse in {collection.index!r}, so no counter can"
+                " follow its members: drop counter= or declare the member's keys there not sparse"
+            )
         if collection.target is not None and not set(collection.target.id_fields) <= collection.member.all_id_fields:
             raise ValueError(f"{collection.name}: edge items must carry the target's ids")
         _validate_levels(collection, member_shape)

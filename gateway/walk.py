@@ -284,8 +284,7 @@ class Walk:
                 if set(relation.member.keys[relation.index].pk.fields) <= ids.keys():
                     self._page(relation, ids, one, here, round_, alive)
                     now.add(one.key)
-            elif isinstance(relation, Link) and set(relation.target.id_fields) <= ids.keys():
-                target = {name: ids[name] for name in relation.target.id_fields}
+            elif isinstance(relation, Link) and (target := relation.target_ids(ids)) is not None:
                 self.visit(relation.target, target, children(self._scope, one), here, round_, alive)
                 now.add(one.key)
         return now

@@ -283,8 +283,8 @@ def recount(model: Model, entity: Entity, ids: Ids, counts: Mapping[str, int], s
 
 
 def _index_keys_are(model: Model, entity: Entity, ids: Ids, expr: _Expression) -> list[str]:
-    """Conditions that the item's index keys are what its ids say, when all of them are known."""
-    if not entity.all_id_fields <= ids.keys():
+    """Conditions that the item's index keys are what its ids say, when all of them are known (sparse ones aside)."""
+    if not entity.all_id_fields - entity.optional_id_fields <= ids.keys():
         return []
     table = model.index(None)
     return [

@@ -7,6 +7,7 @@ with every DynamoDB request counted on the wire.
 from __future__ import annotations
 
 import logging
+import re
 import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -15,7 +16,7 @@ import boto3
 import pytest
 
 from gateway.declaration import Declaration
-from gateway.model import Attribute, Entity, Index, KeyShape, Model
+from gateway.model import Attribute, Collection, Entity, Index, KeyShape, Link, Model
 from gateway.store import table_definition
 from tests.conftest import Gateway
 from tests.test_library import mutate
@@ -127,3 +128,79 @@ def test_shared_key_shapes_without_discriminators_are_refused_naming_both_and_th
         Model("t", (TABLE,), (USER, elsewhere))
     with pytest.raises(ValueError, match="not a declared attribute"):
         Entity("X", plain.keys, {"EntityType": "S"}, discriminator=("EntityType", "x"))
+
+
+# --- sparse index keys ------------------------------------------------------------------------------------------
+
+AGENT = Entity(
+    "Agent",
+    {None: KeyShape.of("AGENT#{agentId}", "AGENT")},
+    {"name": Attribute("S", "The agent's name.")},
+)
+TICKET = Entity(
+    "Ticket",
+    {
+        None: KeyShape.of("TICKET#{ticketId}", "TICKET"),
+        "GSI1": KeyShape.of("AGENT#{agentId}", "TICKET#{ticketId}", sparse=True),
+    },
+    {"title": Attribute("S", "What is wrong.")},
+)
+AGENT_TICKETS = Collection("Agent.tickets", AGENT, TICKET, index="GSI1")
+TICKET_AGENT = Link("Ticket.agent", TICKET, AGENT)
+HELPDESK = Declaration(
+    Model("helpdesk", (TABLE, GSI1), (AGENT, TICKET), collections=(AGENT_TICKETS,), links=(TICKET_AGENT,))
+)
+HELPDESK_ITEMS = [
+    {"PK": "AGENT#a1", "SK": "AGENT", "name": "Ada"},
+    {"PK": "TICKET#t1", "SK": "TICKET", "GSI1PK": "AGENT#a1", "GSI1SK": "TICKET#t1", "title": "assigned"},
+    {"PK": "TICKET#t2", "SK": "TICKET", "title": "waiting for an agent"},
+    {"PK": "TICKET#t3", "SK": "TICKET", "GSI1PK": "AGENT#a1", "title": "half a key: no shape"},
+]
+
+
+@pytest.fixture(scope="module")
+def helpdesk(dynamodb: Any, endpoint: str, gateway_factory: Callable[..., Gateway]) -> Iterator[tuple[Gateway, str]]:
+    yield from _serve(dynamodb, endpoint, gateway_factory, HELPDESK, HELPDESK_ITEMS)
+
+
+def test_an_item_without_a_sparse_index_keys_is_still_its_entity(helpdesk: tuple[Gateway, str]) -> None:
+    gateway, _ = helpdesk
+    data, cost = _data(
+        gateway,
+        '{ tickets(ticketIds: ["t1", "t2", "t3"]) { ticketId agentId title agent { name } }'
+        ' agent(agentId: "a1") { tickets(first: 5) { nodes { ticketId } pageInfo { hasNextPage } } } }',
+    )
+    assert data["tickets"] == [
+        {"ticketId": "t1", "agentId": "a1", "title": "assigned", "agent": {"name": "Ada"}},
+        {"ticketId": "t2", "agentId": None, "title": "waiting for an agent", "agent": None},
+        None,
+    ]
+    assert data["agent"]["tickets"] == {"nodes": [{"ticketId": "t1"}], "pageInfo": {"hasNextPage": False}}
+    assert cost == (2, 1)  # one BatchGetItem for the tickets and the agent, beside one GSI1 Query
+
+
+def test_a_create_writes_a_sparse_index_keys_only_when_given(helpdesk: tuple[Gateway, str], dynamodb: Any) -> None:
+    gateway, table = helpdesk
+    created, sent = mutate(gateway, "createTicket", {"ticketId": "t8", "title": "new"}, "... on Ticket { agentId }")
+    assert (created["agentId"], sent) == (None, {"PutItem": 1})
+    item = dynamodb.get_item(TableName=table, Key={"PK": {"S": "TICKET#t8"}, "SK": {"S": "TICKET"}})["Item"]
+    assert "GSI1PK" not in item and "GSI1SK" not in item
+    created, _ = mutate(gateway, "createTicket", {"ticketId": "t9", "agentId": "a1"}, "... on Ticket { agentId }")
+    assert created["agentId"] == "a1"
+    data, _ = _data(gateway, '{ agent(agentId: "a1") { tickets { nodes { ticketId } } } }')
+    assert [n["ticketId"] for n in data["agent"]["tickets"]["nodes"]] == ["t1", "t9"]
+
+
+def test_what_a_sparse_index_cannot_serve_is_refused() -> None:
+    counted = Entity("Agent", AGENT.keys, {"ticket_count": Attribute("INT", writable=False)})
+    with pytest.raises(ValueError, match=re.escape("Agent.tickets: Ticket is sparse in 'GSI1', so no counter")):
+        Model(
+            "t",
+            (TABLE, GSI1),
+            (counted, TICKET),
+            (Collection("Agent.tickets", counted, TICKET, "GSI1", counter="ticket_count"),),
+        )
+    note = Entity("Note", {None: KeyShape.of("NOTE#{agentId}", "NOTE#{noteId}")})
+    needs = re.escape("Ticket.notes: the partition key 'NOTE#{agentId}' needs ['agentId']")
+    with pytest.raises(ValueError, match=needs):
+        Model("t", (TABLE, GSI1), (TICKET, note), (Collection("Ticket.notes", TICKET, note),))
