@@ -15,7 +15,7 @@ from decimal import Decimal
 from functools import cached_property
 from typing import Any, Literal
 
-from gateway.keys import Ids, KeyTemplate, head
+from gateway.keys import Ids, KeyTemplate, head, validate_id
 
 log = logging.getLogger(__name__)
 
@@ -167,8 +167,9 @@ class KeyShape:
     sparse: bool = False
 
     @classmethod
-    def of(cls, pk: str, sk: str, sparse: bool = False) -> KeyShape:
-        return cls(KeyTemplate(pk), KeyTemplate(sk), sparse)
+    def of(cls, pk: str, sk: str, sparse: bool = False, separator: str = "#") -> KeyShape:
+        """``separator``: a character the ids of both templates may not hold, besides ``#`` (``ORDER|{orderId}``)."""
+        return cls(KeyTemplate(pk, separator), KeyTemplate(sk, separator), sparse)
 
     @property
     def fields(self) -> set[str]:
@@ -186,6 +187,10 @@ class Entity:
     ``discriminator`` (``("EntityType", "customer")``): the attribute every item of the entity holds, and its
     value. An item is the entity only when its keys have the entity's shape and it holds that value; creates write
     it. Entities whose key shapes could be mistaken for each other must each declare one, on the same attribute.
+
+    A field of a secondary index's sort key that is a declared attribute (``o#{orderDate}``) is no id: it is an
+    ordinary typed attribute (S, DATE or INT) that creates take and updates change, and an update that changes it
+    moves the item in that index (re-keys it).
     """
 
     name: str
@@ -215,6 +220,8 @@ class Entity:
         unknown = set(self.verbs) - {"create", "update", "delete"}
         if unknown:
             raise ValueError(f"{self.name}: unknown mutation verbs {sorted(unknown)}")
+        for index, shape in self.keys.items():
+            _validate_key_attributes(self, index, shape)
 
     # Normalised by __post_init__: every value is an Attribute.
     @property
@@ -233,7 +240,18 @@ class Entity:
 
     @cached_property
     def all_id_fields(self) -> frozenset[str]:
-        return frozenset().union(*(shape.fields for shape in self.keys.values()))
+        return frozenset().union(*(shape.fields for shape in self.keys.values())) - self.key_attributes
+
+    @cached_property
+    def key_attributes(self) -> frozenset[str]:
+        """The declared attributes that index sort keys hold (``o#{orderDate}``): values, not ids."""
+        declared = self.declared
+        return frozenset(
+            name
+            for shape in self.keys.values()
+            for name in shape.sk.fields
+            if name in declared and declared[name].from_id is None
+        )
 
     @cached_property
     def optional_id_fields(self) -> frozenset[str]:
@@ -246,7 +264,7 @@ class Entity:
         """Every id of the entity's own key templates, table key first: its natural key fields in GraphQL."""
         ordered = [*self.id_fields]
         for shape in self.keys.values():
-            ordered += [*shape.pk.fields, *shape.sk.fields]
+            ordered += [name for name in (*shape.pk.fields, *shape.sk.fields) if name not in self.key_attributes]
         return tuple(dict.fromkeys(ordered))
 
 
@@ -427,7 +445,9 @@ class Model:
         discriminator."""
         out: dict[str, str] = {}
         for name, shape in entity.keys.items():
-            if shape.sparse and not all(name in ids for name in shape.fields):
+            # Without its values, an index key is unknown (an update's) or not written (a sparse index's).
+            partial = shape.sparse or not entity.key_attributes.isdisjoint(shape.sk.fields)
+            if partial and not all(field in ids and ids[field] is not None for field in shape.fields):
                 continue
             index = self.index(name)
             out[index.pk] = shape.pk.format(ids)
@@ -438,7 +458,8 @@ class Model:
 
     def item(self, entity: Entity, ids: Ids, attributes: Mapping[str, Any]) -> Item:
         """A whole item as stored: the entity's key attributes in every index, then its attributes."""
-        return {**attributes, **self.key_attributes(entity, ids)}
+        values = key_values(entity, attributes)
+        return {**attributes, **self.key_attributes(entity, {**ids, **values} if values else ids)}
 
     def position_fields(self, collection: Collection) -> list[str]:
         """The key attributes DynamoDB needs to resume a Query on ``collection`` after an item."""
@@ -663,6 +684,47 @@ def _validate_told_apart(a: Entity, b: Entity) -> None:
         " different literal text, or give both a discriminator on the same attribute with different values"
         f" (discriminator=('EntityType', {a.name.lower()!r}) and ('EntityType', {b.name.lower()!r}))"
     )
+
+
+_KEY_ATTRIBUTE_TYPES = ("S", "DATE", "INT")
+
+
+def key_values(entity: Entity, attributes: Mapping[str, Any]) -> dict[str, str]:
+    """The values among ``attributes`` that ``entity``'s index keys hold, as key text; BadUserInput for one that a
+    key segment cannot hold (a separator, a control character), before any request."""
+    return {
+        name: validate_id(str(attributes[name]), graphql_name(name))
+        for name in entity.key_attributes
+        if attributes.get(name) is not None
+    }
+
+
+def _validate_key_attributes(entity: Entity, index: str | None, shape: KeyShape) -> None:
+    """An attribute in a key is a value an index is sorted by: in a secondary index's sort key only, of a type
+    that is text in a key, and present whenever the item is in the index."""
+    where = f"{entity.name}: {{name}} is an attribute, in the key {{pattern!r}}"
+    for name in (*shape.pk.fields, *(shape.sk.fields if index is None else ())):
+        if name in entity.key_attributes or (name in entity.declared and entity.declared[name].from_id is None):
+            pattern = shape.pk.pattern if name in shape.pk.fields else shape.sk.pattern
+            raise ValueError(
+                where.format(name=name, pattern=pattern)
+                + ": an attribute may only be in a secondary index's sort key (the table key is the item's identity,"
+                " a partition is found from ids); drop it from the attributes to make it an id"
+            )
+    for name in shape.sk.fields:
+        spec = entity.declared.get(name)
+        if spec is None or spec.from_id is not None:
+            continue
+        where_ = where.format(name=name, pattern=shape.sk.pattern)
+        if spec.type not in _KEY_ATTRIBUTE_TYPES or spec.shape is not None:
+            raise ValueError(f"{where_}: a key holds text, so it is one of {_KEY_ATTRIBUTE_TYPES}, not {spec.type}")
+        if not spec.writable:
+            raise ValueError(f"{where_}: the gateway keeps it (writable=False) without moving the item in {index!r}")
+        if not shape.sparse and not spec.required and spec.on_create is None:
+            raise ValueError(
+                f"{where_}: every item is in {index!r}, so every item needs it: declare it required=True, or the"
+                " index's keys sparse=True"
+            )
 
 
 def _validate_shards(entity: Entity, shape: KeyShape) -> None:

@@ -146,9 +146,10 @@ def members_query(
     partition = shape.pk.partition(parent_ids, shard)
     if start_key is not None and collection.shards > 1:
         start_key = {**start_key, index.pk: partition}
+    prefix = shape.sk.prefix(parent_ids)  # empty for a sort key that starts with a member's own field
     return QueryRequest(
         partition=(index.pk, partition),
-        sort=(index.sk, "begins_with", shape.sk.prefix(parent_ids)),
+        sort=(index.sk, "begins_with", prefix) if prefix else None,
         index=collection.index,
         ascending=collection.ascending if window is None else window.ascending(collection),
         limit=first + 1,

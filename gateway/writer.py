@@ -95,6 +95,9 @@ class Writer:
     ) -> Item:
         """Set or remove attributes if the item is still at ``expected_version``; the item as it is after."""
         ids = await self._complete(entity, ids, all_ids=True)
+        if writes.needs_item(entity, ids, changes):
+            # The other values of an index key it moves: read now, and the version condition keeps them so.
+            ids = {**(self.model.ids_of(entity, await self._read_back(entity, ids)) or {}), **ids}
         write_id = writes.new_write_id()
         nested.check_size(entity, {**self.model.key(entity, ids), **changes})
         if copies.changes_source(self.model, entity, changes):

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 from gateway.keys import Ids
-from gateway.model import Collection, Entity, Item, Model
+from gateway.model import Collection, Entity, Item, Model, key_values
 
 VERSION = "version"
 WRITE_ID = "writeId"
@@ -193,12 +193,21 @@ def update(
     *,
     write_id: str,
 ) -> WriteOp:
-    """Set (or, for None, remove) attributes and bump the version, only if the version is still the expected one."""
+    """Set (or, for None, remove) attributes and bump the version, only if the version is still the expected one.
+
+    A change of an attribute that an index's sort key holds sets that index's keys anew (``ids`` then holds the
+    other values of those keys), or removes them when the value is removed (a sparse index)."""
     expr = _Expression()
     sets = [f"{expr.name(name)} = {expr.value(value)}" for name, value in changes.items() if value is not None]
     sets.append(f"{expr.name(VERSION)} = {expr.value(expected_version + 1)}")
     sets.append(f"{expr.name(WRITE_ID)} = {expr.value(write_id)}")
     removes = [expr.name(name) for name, value in changes.items() if value is None]
+    for name, keys in rekeyed(model, entity, ids, changes).items():
+        if keys is None:
+            index = model.index(name)
+            removes += [expr.name(index.pk), expr.name(index.sk)]
+        else:
+            sets += [f"{expr.name(name)} = {expr.value(value)}" for name, value in keys.items()]
     expression = "SET " + ", ".join(sets) + (" REMOVE " + ", ".join(removes) if removes else "")
     conditions = [f"attribute_exists({expr.name(model.index(None).pk)})", *_index_keys_are(model, entity, ids, expr)]
     condition = " AND ".join([*conditions, _version_is(expr, expected_version)])
@@ -212,6 +221,34 @@ def update(
         values=expr.values,
         write_id=write_id,
         version=expected_version + 1,
+    )
+
+
+def rekeyed(model: Model, entity: Entity, ids: Ids, changes: Mapping[str, Any]) -> dict[str, dict[str, str] | None]:
+    """The index keys that ``changes`` move, by index name: their new values, or None where the item leaves the index.
+
+    ``ids`` must hold every other value of those keys: ``needs_item`` says when they are to be read first."""
+    out: dict[str, dict[str, str] | None] = {}
+    values: dict[str, Any] = {**ids, **changes, **key_values(entity, changes)}
+    for name, shape in entity.keys.items():
+        if name is None or changes.keys().isdisjoint(entity.key_attributes & set(shape.sk.fields)):
+            continue
+        index = model.index(name)
+        if any(values.get(field) is None for field in shape.fields):
+            out[name] = None
+        else:
+            out[name] = {index.pk: shape.pk.format(values), index.sk: shape.sk.format(values)}
+    return out
+
+
+def needs_item(entity: Entity, ids: Ids, changes: Mapping[str, Any]) -> bool:
+    """Whether re-keying the indexes ``changes`` move needs values neither the ids nor the changes give."""
+    values = {**ids, **changes}
+    return any(
+        not changes.keys().isdisjoint(entity.key_attributes & set(shape.sk.fields))
+        and not all(field in values for field in shape.fields)
+        for name, shape in entity.keys.items()
+        if name is not None
     )
 
 

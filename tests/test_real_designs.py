@@ -16,6 +16,7 @@ import boto3
 import pytest
 
 from gateway.declaration import Declaration
+from gateway.graph import build
 from gateway.model import Attribute, Collection, Entity, Index, KeyShape, Link, Model
 from gateway.store import table_definition
 from tests.conftest import Gateway
@@ -204,3 +205,188 @@ def test_what_a_sparse_index_cannot_serve_is_refused() -> None:
     needs = re.escape("Ticket.notes: the partition key 'NOTE#{agentId}' needs ['agentId']")
     with pytest.raises(ValueError, match=needs):
         Model("t", (TABLE, GSI1), (TICKET, note), (Collection("Ticket.notes", TICKET, note),))
+
+
+# --- key segments: padded numbers, glued prefixes, other separators, values that are not ids ----------------------
+
+SHOP_CUSTOMER = Entity("Customer", {None: KeyShape.of("c#{customerId}", "c#{customerId}")}, {"name": "S"})
+SHOP_ORDER = Entity(
+    "Order",
+    {
+        None: KeyShape.of("o#{orderId}", "o#{orderId}"),
+        "GSI1": KeyShape.of("c#{customerId}", "o#{placedAt}"),
+    },
+    {"placedAt": Attribute("S", "When, as an ISO timestamp.", required=True), "status": "S"},
+)
+SUPPORT_TICKET = Entity(
+    "Ticket",
+    {
+        None: KeyShape.of("TICKET#{ticketId:07}", "TICKET#{ticketId:07}"),
+        "GSI1": KeyShape.of("c#{customerId}", "TICKET#{ticketId}"),
+    },
+    {"title": "S"},
+)
+POST = Entity("Post", {None: KeyShape.of("POST#{postId}", "POST")}, {"text": "S"})
+LIKE = Entity("Like", {None: KeyShape.of("POST#{postId}", "{kind}LIKE#{user}")})
+INVOICE = Entity("Invoice", {None: KeyShape.of("INV|{invoiceId}", "INV", separator="|")}, {"total": "N"})
+INVOICE_LINE = Entity(
+    "InvoiceLine", {None: KeyShape.of("INV|{invoiceId}", "LINE|{lineNo:03}", separator="|")}, {"amount": "N"}
+)
+SHOP = Declaration(
+    Model(
+        "shop",
+        (TABLE, GSI1),
+        (SHOP_CUSTOMER, SHOP_ORDER, SUPPORT_TICKET, POST, LIKE, INVOICE, INVOICE_LINE),
+        collections=(
+            Collection("Customer.orders", SHOP_CUSTOMER, SHOP_ORDER, "GSI1", ascending=False),
+            Collection("Customer.tickets", SHOP_CUSTOMER, SUPPORT_TICKET, "GSI1"),
+            Collection("Post.likes", POST, LIKE, levels=("kind",)),
+            Collection("Invoice.lines", INVOICE, INVOICE_LINE),
+        ),
+    )
+)
+SHOP_ITEMS = [
+    {"PK": "c#ann", "SK": "c#ann", "name": "Ann"},
+    *(
+        {"PK": f"o#{n}", "SK": f"o#{n}", "GSI1PK": "c#ann", "GSI1SK": f"o#{at}", "placedAt": at, "status": "PAID"}
+        for n, at in [("o1", "2020-06-21T19:18:00"), ("o2", "2021-01-02T08:00:00"), ("o3", "2020-11-30T23:59:59")]
+    ),
+    {"PK": "TICKET#0000007", "SK": "TICKET#0000007", "GSI1PK": "c#ann", "GSI1SK": "TICKET#7", "title": "seven"},
+    {"PK": "TICKET#0000012", "SK": "TICKET#0000012", "GSI1PK": "c#ann", "GSI1SK": "TICKET#12", "title": "twelve"},
+    {"PK": "POST#p1", "SK": "POST", "text": "hello"},
+    {"PK": "POST#p1", "SK": "COMMENTLIKE#bob"},
+    {"PK": "POST#p1", "SK": "POSTLIKE#ann"},
+    {"PK": "POST#p1", "SK": "POSTLIKE#cy"},
+    {"PK": "INV|i1", "SK": "INV", "total": 30},
+    {"PK": "INV|i1", "SK": "LINE|002", "amount": 20},
+    {"PK": "INV|i1", "SK": "LINE|010", "amount": 10},
+]
+
+
+@pytest.fixture(scope="module")
+def shop(dynamodb: Any, endpoint: str, gateway_factory: Callable[..., Gateway]) -> Iterator[tuple[Gateway, str]]:
+    yield from _serve(dynamodb, endpoint, gateway_factory, SHOP, SHOP_ITEMS)
+
+
+def test_a_padded_number_is_found_by_its_plain_value_and_read_both_ways(shop: tuple[Gateway, str]) -> None:
+    gateway, _ = shop
+    data, cost = _data(
+        gateway,
+        '{ plain: ticket(ticketId: "7") { id ticketId title } padded: ticket(ticketId: "0000007") { ticketId }'
+        ' customer(customerId: "ann") { tickets { nodes { ticketId customerId title } } } }',
+    )
+    assert data["plain"]["ticketId"] == "7" and data["plain"]["title"] == "seven"
+    assert data["padded"] == {"ticketId": "7"}
+    # GSI1 writes the ids plain, so they sort as text there.
+    assert data["customer"]["tickets"]["nodes"] == [
+        {"ticketId": "12", "customerId": "ann", "title": "twelve"},
+        {"ticketId": "7", "customerId": "ann", "title": "seven"},
+    ]
+    assert cost == (2, 1)
+    again, _ = _data(gateway, f'{{ node(id: "{data["plain"]["id"]}") {{ ... on Ticket {{ title }} }} }}')
+    assert again == {"node": {"title": "seven"}}
+    refused = gateway.query('{ ticket(ticketId: "seven") { title } }')
+    assert refused["errors"][0]["extensions"]["code"] == "BAD_USER_INPUT"
+    assert refused["extensions"]["dynamodb"]["calls"] == 0
+
+
+def test_a_prefix_glued_to_a_field_and_another_separator_are_read_as_declared(shop: tuple[Gateway, str]) -> None:
+    gateway, _ = shop
+    data, cost = _data(
+        gateway,
+        '{ post(postId: "p1") { text all: likes { nodes { kind user } } posts: likes(kind: "POST") { nodes { user } } }'
+        ' invoice(invoiceId: "i1") { total lines { nodes { lineNo amount } } } }',
+    )
+    assert data["post"]["all"]["nodes"] == [
+        {"kind": "COMMENT", "user": "bob"},
+        {"kind": "POST", "user": "ann"},
+        {"kind": "POST", "user": "cy"},
+    ]
+    assert data["post"]["posts"]["nodes"] == [{"user": "ann"}, {"user": "cy"}]
+    assert data["invoice"] == {
+        "total": 30,
+        "lines": {"nodes": [{"lineNo": "2", "amount": 20}, {"lineNo": "10", "amount": 10}]},
+    }
+    assert cost[1] == 1
+    refused = gateway.query('{ invoice(invoiceId: "i|1") { total } }')
+    assert refused["errors"][0]["extensions"]["code"] == "BAD_USER_INPUT"
+
+
+def test_a_value_in_an_index_sort_key_is_an_attribute_that_an_update_moves(
+    shop: tuple[Gateway, str], dynamodb: Any
+) -> None:
+    gateway, table = shop
+    newest = '{ customer(customerId: "ann") { orders(first: 2) { nodes { orderId placedAt } } } }'
+    data, cost = _data(gateway, newest)
+    assert [n["orderId"] for n in data["customer"]["orders"]["nodes"]] == ["o2", "o3"]
+    assert cost == (2, 1)
+    created, sent = mutate(
+        gateway,
+        "createOrder",
+        {"orderId": "o4", "customerId": "ann", "placedAt": "2019-01-01T00:00:00"},
+        "... on Order { placedAt version }",
+    )
+    assert (created["placedAt"], sent) == ("2019-01-01T00:00:00", {"PutItem": 1})
+    item = dynamodb.get_item(TableName=table, Key={"PK": {"S": "o#o4"}, "SK": {"S": "o#o4"}})["Item"]
+    assert item["GSI1SK"] == {"S": "o#2019-01-01T00:00:00"}
+    moved, _ = mutate(
+        gateway,
+        "updateOrder",
+        {"orderId": "o4", "expectedVersion": 1, "placedAt": "2022-02-02T00:00:00"},
+        "... on Order { placedAt }",
+    )
+    assert moved["placedAt"] == "2022-02-02T00:00:00"
+    item = dynamodb.get_item(TableName=table, Key={"PK": {"S": "o#o4"}, "SK": {"S": "o#o4"}})["Item"]
+    assert (item["GSI1PK"], item["GSI1SK"]) == ({"S": "c#ann"}, {"S": "o#2022-02-02T00:00:00"})
+    data, _ = _data(gateway, newest)
+    assert [n["orderId"] for n in data["customer"]["orders"]["nodes"]] == ["o4", "o2"]
+    refused, sent = mutate(gateway, "updateOrder", {"orderId": "o4", "expectedVersion": 2, "placedAt": "a#b"})
+    assert (refused["__typename"], sent) == ("ValidationFailedError", {"GetItem": 1})  # nothing written
+
+
+def test_the_schema_serves_a_key_value_as_its_type_and_padded_ids_as_ids() -> None:
+    sdl = build(SHOP).schema.as_str()
+    order = sdl[sdl.index("type Order implements Node") :]
+    order = order[: order.index("}")]
+    assert "placedAt: String\n" in order and "customerId: ID!" in order and "placedAt: ID" not in order
+    create = sdl[sdl.index("input CreateOrderInput") :]
+    assert "placedAt: String!" in create[: create.index("}")]
+
+
+@pytest.mark.parametrize(
+    ("entity", "message"),
+    [
+        (
+            lambda: Entity("A", {None: KeyShape.of("A#{id}", "ON#{day}")}, {"day": Attribute("S", required=True)}),
+            "A: day is an attribute, in the key 'ON#{day}': an attribute may only be in a secondary index's sort key",
+        ),
+        (
+            lambda: Entity(
+                "A",
+                {None: KeyShape.of("A#{id}", "A"), "GSI1": KeyShape.of("DAY#{day}", "A#{id}")},
+                {"day": Attribute("S", required=True)},
+            ),
+            "A: day is an attribute, in the key 'DAY#{day}'",
+        ),
+        (
+            lambda: Entity(
+                "A", {None: KeyShape.of("A#{id}", "A"), "GSI1": KeyShape.of("ALL", "ON#{day}")}, {"day": "S"}
+            ),
+            "every item is in 'GSI1', so every item needs it: declare it required=True, or the index's keys sparse",
+        ),
+        (
+            lambda: Entity(
+                "A", {None: KeyShape.of("A#{id}", "A"), "GSI1": KeyShape.of("ALL", "ON#{day}")}, {"day": "BOOL"}
+            ),
+            "a key holds text, so it is one of ('S', 'DATE', 'INT'), not BOOL",
+        ),
+    ],
+)
+def test_values_in_keys_that_cannot_be_served_are_refused(entity: Callable[[], Entity], message: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)):
+        entity()
+
+
+def test_fields_with_no_separator_between_them_are_refused_naming_the_fix() -> None:
+    with pytest.raises(ValueError, match=re.escape("{kind} and {user} have no separator between them")):
+        KeyShape.of("POST#{postId}", "{kind}LIKE{user}")
