@@ -588,8 +588,10 @@ class _Builder:
         item = await info.context.reader.get(entity, {name: ids[name] for name in entity.id_fields})
         return self._object(entity, item)
 
-    async def _read_many(self, info: Info, entity: Entity, members: Sequence[Member]) -> list[Any]:
-        keys = [{name: member.ids[name] for name in entity.id_fields} for member in members]
+    async def _read_many(self, info: Info, collection: Collection, members: Sequence[Member]) -> list[Any]:
+        entity = collection.target
+        assert entity is not None
+        keys = [collection.target_ids(member.ids) for member in members]
         return [self._object(entity, item) for item in await info.context.reader.get_many(entity, keys)]
 
     # --- relations --------------------------------------------------------------------------------------------
@@ -620,7 +622,7 @@ class _Builder:
             async def answer(page: Page, root: Any, info: Info, parent_ids: dict[str, str] | None) -> Any:
                 # Read here, the targets are plain values to the edges rather than a resolver each awaiting its own
                 # read (a quarter of the CPU of a 100-edge page); one BatchGetItem either way.
-                nodes = await self._read_many(info, target, page.members) if _selects_nodes(info) else None
+                nodes = await self._read_many(info, collection, page.members) if _selects_nodes(info) else None
                 return connect_edges(page, parent_ids, nodes)
 
         async def resolve(root: Any, info: Info, **_: Any) -> Any:
@@ -680,12 +682,12 @@ class _Builder:
         def read_node(root: Any, info: Info) -> Any:
             if isinstance(root._node, _Unread):
                 # Read one by one, batched, only where the connection did not see the field coming.
-                return self._read(info, target, root._member.ids)
+                return self._read(info, target, collection.target_ids(root._member.ids))
             return root._node
 
         def read_nodes(root: Any, info: Info) -> Any:
             if any(isinstance(edge._node, _Unread) for edge in root.edges):
-                return self._read_many(info, target, [edge._member for edge in root.edges])
+                return self._read_many(info, collection, [edge._member for edge in root.edges])
             return [edge._node for edge in root.edges]
 
         node = self.types[target.name] | None

@@ -291,6 +291,9 @@ class Collection:
     given only with the ones above it."""
     filters: tuple[str, ...] = ()
     """Member attributes the connection may be filtered by (its ``where`` argument): plain attributes, not keys."""
+    ids: Mapping[str, str] = field(default_factory=dict)
+    """Which id of an edge item supplies each id of the target, by role (``{"name": "followee"}``: the target's
+    ``name`` is the edge's ``followee``); ids not named are taken from the edge's id of the same name."""
 
     def __post_init__(self) -> None:
         for name in self.filters:
@@ -301,6 +304,11 @@ class Collection:
     def field(self) -> str:
         """The GraphQL field on the parent's type: the part of ``name`` after the dot."""
         return self.name.partition(".")[2]
+
+    def target_ids(self, ids: Ids) -> dict[str, str]:
+        """The target's table key from an edge item's ids."""
+        assert self.target is not None
+        return {name: ids[self.ids.get(name, name)] for name in self.target.id_fields}
 
     @property
     def shards(self) -> int:
@@ -326,12 +334,17 @@ class Copy:
 
 @dataclass(frozen=True)
 class Link:
-    """A to-one relation: the target's ids are all among the source's ids, so it is one batched point read."""
+    """A to-one relation: the target's ids are all among the source's ids, so it is one batched point read.
+
+    ``ids`` says which id of the source supplies each id of the target, by role (``{"name": "owner"}``: the
+    target's ``name`` is the source's ``owner``); ids not named are taken from the source's id of the same name.
+    """
 
     name: str
     source: Entity
     target: Entity
     description: str | None = None
+    ids: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def field(self) -> str:
@@ -339,9 +352,14 @@ class Link:
 
     def target_ids(self, ids: Ids) -> dict[str, str] | None:
         """The target's table key from the source's ids; None when the source lacks one (a sparse index's)."""
-        if not all(name in ids for name in self.target.id_fields):
-            return None
-        return {name: ids[name] for name in self.target.id_fields}
+        mapped = self.ids
+        out = {}
+        for name in self.target.id_fields:
+            value = ids.get(mapped.get(name, name))
+            if value is None:
+                return None
+            out[name] = value
+        return out
 
 
 @dataclass(frozen=True)
@@ -659,15 +677,26 @@ def _validate(model: Model) -> frozenset[Entity]:
                 f"{collection.name}: {collection.member.name} is sparse in {collection.index!r}, so no counter can"
                 " follow its members: drop counter= or declare the member's keys there not sparse"
             )
-        if collection.target is not None and not set(collection.target.id_fields) <= collection.member.all_id_fields:
-            raise ValueError(f"{collection.name}: edge items must carry the target's ids")
+        if collection.target is not None:
+            _validate_edges(collection, collection.target, member_shape)
         _validate_levels(collection, member_shape)
         if collection.shards > 1 and (collection.levels or collection.index is not None):
             # A GSI's ExclusiveStartKey holds a table key too, which no one position gives for every shard.
             raise ValueError(f"{collection.name}: a sharded collection is read from the table's key, without levels")
+    reads: dict[tuple[Entity, Entity, tuple[tuple[str, str], ...]], str] = {}
     for link in model.links:
-        if not set(link.target.id_fields) <= link.source.all_id_fields:
-            raise ValueError(f"{link.name}: the target's ids must be among the source's ids")
+        roles = _validate_roles(link.name, link.ids, link.source, link.target)
+        if link.target is link.source and all(name == role for name, role in roles):
+            raise ValueError(
+                f"{link.name}: reads {link.target.name} by its own ids, so it is always the {link.source.name} itself;"
+                f" say which id holds the other's with ids={{{link.target.id_fields[0]!r}: '<id of the other>'}}"
+            )
+        same = reads.setdefault((link.source, link.target, roles), link.name)
+        if same != link.name:
+            raise ValueError(
+                f"{same} and {link.name} both read {link.target.name} by {dict(roles)} (target id: source id), so"
+                " they always answer the same object: map each one's ids by role with ids="
+            )
     for copy in model.copies:
         _validate_copy(model, copy)
     return frozenset(shared)
@@ -725,6 +754,37 @@ def _validate_key_attributes(entity: Entity, index: str | None, shape: KeyShape)
                 f"{where_}: every item is in {index!r}, so every item needs it: declare it required=True, or the"
                 " index's keys sparse=True"
             )
+
+
+def _validate_roles(
+    relation: str, ids: Mapping[str, str], source: Entity, target: Entity
+) -> tuple[tuple[str, str], ...]:
+    """Which id of ``source`` supplies each id of ``target``: (target id, source id), checked to exist."""
+    unknown = set(ids) - set(target.id_fields)
+    if unknown:
+        raise ValueError(f"{relation}: ids maps {sorted(unknown)}, which are not ids of {target.name}'s table key")
+    roles = tuple((name, ids.get(name, name)) for name in target.id_fields)
+    missing = [f"{name}={role}" for name, role in roles if role not in source.all_id_fields]
+    if missing:
+        raise ValueError(
+            f"{relation}: the target's ids must be among the source's ids, and {source.name} has no"
+            f" {', '.join(missing)}: name the id of {source.name} that holds each with ids={{'<target id>': '<id>'}}"
+        )
+    return roles
+
+
+def _validate_edges(collection: Collection, target: Entity, shape: KeyShape) -> None:
+    """Edge items carry the target's ids, and not the ones their partition fixes: every edge would be the same."""
+    try:
+        roles = _validate_roles(collection.name, collection.ids, collection.member, target)
+    except ValueError as error:
+        raise ValueError(f"{error} (edge items must carry the target's ids)") from None
+    if all(role in shape.pk.fields for _, role in roles):
+        raise ValueError(
+            f"{collection.name}: every edge reads {target.name} by {dict(roles)}, which the partition"
+            f" {shape.pk.pattern!r} fixes, so every edge would be the same {target.name}: name the edge's id that"
+            " holds the target's with ids={'<target id>': '<edge id>'}"
+        )
 
 
 def _validate_shards(entity: Entity, shape: KeyShape) -> None:

@@ -374,7 +374,7 @@ class Walk:
                 return
             target = collection.target
             for member in page.members:
-                target_ids = {name: member.ids[name] for name in target.id_fields}
+                target_ids = collection.target_ids(member.ids)
                 self.visit(target, target_ids, node_fields, where, round_, alive)
 
         return then

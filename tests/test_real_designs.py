@@ -390,3 +390,78 @@ def test_values_in_keys_that_cannot_be_served_are_refused(entity: Callable[[], E
 def test_fields_with_no_separator_between_them_are_refused_naming_the_fix() -> None:
     with pytest.raises(ValueError, match=re.escape("{kind} and {user} have no separator between them")):
         KeyShape.of("POST#{postId}", "{kind}LIKE{user}")
+
+
+# --- relations that map ids by role -----------------------------------------------------------------------------
+
+ACCOUNT = Entity("Account", {None: KeyShape.of("ACCOUNT#{name}", "ACCOUNT#{name}")}, {"bio": "S"})
+FOLLOW = Entity("Follow", {None: KeyShape.of("ACCOUNT#{name}", "FOLLOWER#{follower}")})
+DOCUMENT = Entity(
+    "Document",
+    {None: KeyShape.of("DOC#{docId}", "DOC"), "GSI1": KeyShape.of("ACCOUNT#{owner}", "DOC#{docId}")},
+    {"title": "S"},
+)
+FOLLOWERS = Collection("Account.followers", ACCOUNT, FOLLOW, target=ACCOUNT, ids={"name": "follower"})
+SOCIAL = Declaration(
+    Model(
+        "social",
+        (TABLE, GSI1),
+        (ACCOUNT, FOLLOW, DOCUMENT),
+        collections=(FOLLOWERS,),
+        links=(
+            Link("Follow.followed", FOLLOW, ACCOUNT),
+            Link("Follow.followerAccount", FOLLOW, ACCOUNT, ids={"name": "follower"}),
+            Link("Document.ownerAccount", DOCUMENT, ACCOUNT, ids={"name": "owner"}),
+        ),
+    )
+)
+SOCIAL_ITEMS = [
+    *({"PK": f"ACCOUNT#{n}", "SK": f"ACCOUNT#{n}", "bio": f"I am {n}"} for n in ("ann", "bob", "cy")),
+    {"PK": "ACCOUNT#ann", "SK": "FOLLOWER#bob"},
+    {"PK": "ACCOUNT#ann", "SK": "FOLLOWER#cy"},
+    {"PK": "DOC#d1", "SK": "DOC", "GSI1PK": "ACCOUNT#cy", "GSI1SK": "DOC#d1", "title": "Notes"},
+]
+
+
+@pytest.fixture(scope="module")
+def social(dynamodb: Any, endpoint: str, gateway_factory: Callable[..., Gateway]) -> Iterator[tuple[Gateway, str]]:
+    yield from _serve(dynamodb, endpoint, gateway_factory, SOCIAL, SOCIAL_ITEMS)
+
+
+def test_relations_read_the_target_by_the_id_that_plays_its_role(social: tuple[Gateway, str]) -> None:
+    gateway, _ = social
+    data, cost = _data(
+        gateway,
+        '{ account(name: "ann") { bio followers { edges { node { name bio } } } } }',
+    )
+    assert data["account"]["followers"]["edges"] == [
+        {"node": {"name": "bob", "bio": "I am bob"}},
+        {"node": {"name": "cy", "bio": "I am cy"}},
+    ]
+    assert cost == (2, 2)
+    data, cost = _data(
+        gateway,
+        '{ follow(name: "ann", follower: "bob") { followed { name } followerAccount { name } }'
+        ' document(docId: "d1") { owner ownerAccount { name bio } } }',
+    )
+    assert data["follow"] == {"followed": {"name": "ann"}, "followerAccount": {"name": "bob"}}
+    assert data["document"] == {"owner": "cy", "ownerAccount": {"name": "cy", "bio": "I am cy"}}
+    assert cost == (2, 2)
+
+
+def test_relations_that_would_resolve_ids_by_a_coincidence_of_names_are_refused() -> None:
+    def model(collections: tuple[Collection, ...] = (), links: tuple[Link, ...] = ()) -> Model:
+        return Model("t", (TABLE, GSI1), (ACCOUNT, FOLLOW, DOCUMENT), collections, links)
+
+    every_edge = Collection("Account.followers", ACCOUNT, FOLLOW, target=ACCOUNT)
+    with pytest.raises(ValueError, match="so every edge would be the same Account: name the edge's id"):
+        model(collections=(every_edge,))
+    twice = (Link("Follow.followed", FOLLOW, ACCOUNT), Link("Follow.followerAccount", FOLLOW, ACCOUNT))
+    with pytest.raises(ValueError, match=re.escape("Follow.followed and Follow.followerAccount both read Account by")):
+        model(links=twice)
+    with pytest.raises(ValueError, match="so it is always the Account itself"):
+        model(links=(Link("Account.self", ACCOUNT, ACCOUNT),))
+    with pytest.raises(ValueError, match=re.escape("Document has no name=name: name the id of Document")):
+        model(links=(Link("Document.ownerAccount", DOCUMENT, ACCOUNT),))
+    with pytest.raises(ValueError, match=re.escape("ids maps ['owner'], which are not ids of Account's table key")):
+        model(links=(Link("Document.ownerAccount", DOCUMENT, ACCOUNT, ids={"owner": "owner"}),))
