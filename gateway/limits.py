@@ -402,7 +402,7 @@ class _WorstCase:
             self._item(entity, ids)
 
     async def page(self, collection: Collection, parent_ids: Ids, window: plan.Window) -> _Page:
-        shape = collection.member.keys[collection.index].fields
+        shape = collection.member_shape.fields
         members = []
         for _ in range(window.size):
             ids = {

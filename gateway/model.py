@@ -201,6 +201,10 @@ class Entity:
     verbs: Mapping[str, str] = field(default_factory=dict)
     internal: bool = False
     discriminator: tuple[str, str] | None = None
+    variants: Mapping[str, tuple[KeyShape, ...]] = field(default_factory=dict)
+    """Other shapes an item may have in a secondary index instead of its ``keys`` one (``#DOC#{docId}`` for an
+    original, ``COPY#{docId}`` for a copy): an item is the entity when its keys there have one of the shapes.
+    Creates write the first shape whose ids they are given; a collection reads one shape (``Collection.shape``)."""
 
     def __post_init__(self) -> None:
         if self.discriminator is not None and self.discriminator[0] in self.attributes:
@@ -222,6 +226,14 @@ class Entity:
             raise ValueError(f"{self.name}: unknown mutation verbs {sorted(unknown)}")
         for index, shape in self.keys.items():
             _validate_key_attributes(self, index, shape)
+        for index, shapes in self.variants.items():
+            if index is None or index not in self.keys:
+                raise ValueError(
+                    f"{self.name}: variants of {index!r}: an item has one table key, and variants are other shapes"
+                    " in a secondary index its keys declare"
+                )
+            for shape in shapes:
+                _validate_key_attributes(self, index, shape)
 
     # Normalised by __post_init__: every value is an Attribute.
     @property
@@ -238,9 +250,17 @@ class Entity:
         """The ids that identify one item: the fields of its table key, in order."""
         return tuple(dict.fromkeys((*self.primary.pk.fields, *self.primary.sk.fields)))
 
+    def shapes(self, index: str | None) -> tuple[KeyShape, ...]:
+        """The entity's shapes in ``index``: its ``keys`` one, then its variants."""
+        return (self.keys[index], *self.variants.get(index, ())) if index is not None else (self.keys[index],)
+
+    @cached_property
+    def _all_shapes(self) -> tuple[KeyShape, ...]:
+        return (*self.keys.values(), *(shape for shapes in self.variants.values() for shape in shapes))
+
     @cached_property
     def all_id_fields(self) -> frozenset[str]:
-        return frozenset().union(*(shape.fields for shape in self.keys.values())) - self.key_attributes
+        return frozenset().union(*(shape.fields for shape in self._all_shapes)) - self.key_attributes
 
     @cached_property
     def key_attributes(self) -> frozenset[str]:
@@ -248,22 +268,27 @@ class Entity:
         declared = self.declared
         return frozenset(
             name
-            for shape in self.keys.values()
+            for shape in self._all_shapes
             for name in shape.sk.fields
             if name in declared and declared[name].from_id is None
         )
 
     @cached_property
     def optional_id_fields(self) -> frozenset[str]:
-        """The ids only sparse index keys hold: an item outside those indexes has none of them."""
-        kept = {name for shape in self.keys.values() if not shape.sparse for name in shape.fields}
+        """The ids only sparse index keys, or one of several variants, hold: an item may have none of them."""
+        kept = {
+            name
+            for index, shape in self.keys.items()
+            if not shape.sparse and index not in self.variants
+            for name in shape.fields
+        }
         return self.all_id_fields - kept
 
     @cached_property
     def key_fields(self) -> tuple[str, ...]:
         """Every id of the entity's own key templates, table key first: its natural key fields in GraphQL."""
         ordered = [*self.id_fields]
-        for shape in self.keys.values():
+        for shape in self._all_shapes:
             ordered += [name for name in (*shape.pk.fields, *shape.sk.fields) if name not in self.key_attributes]
         return tuple(dict.fromkeys(ordered))
 
@@ -291,6 +316,9 @@ class Collection:
     given only with the ones above it."""
     filters: tuple[str, ...] = ()
     """Member attributes the connection may be filtered by (its ``where`` argument): plain attributes, not keys."""
+    shape: KeyShape | None = None
+    """Which of the member's shapes in ``index`` the connection lists, when it has variants there: its ``keys``
+    one unless given."""
     ids: Mapping[str, str] = field(default_factory=dict)
     """Which id of an edge item supplies each id of the target, by role (``{"name": "followee"}``: the target's
     ``name`` is the edge's ``followee``); ids not named are taken from the edge's id of the same name."""
@@ -305,6 +333,11 @@ class Collection:
         """The GraphQL field on the parent's type: the part of ``name`` after the dot."""
         return self.name.partition(".")[2]
 
+    @property
+    def member_shape(self) -> KeyShape:
+        """The members' key shape in ``index``: what the Query's partition and sort-key prefix are made from."""
+        return self.shape if self.shape is not None else self.member.keys[self.index]
+
     def target_ids(self, ids: Ids) -> dict[str, str]:
         """The target's table key from an edge item's ids."""
         assert self.target is not None
@@ -315,7 +348,7 @@ class Collection:
         """How many partitions the members spread over: the shard segment of their partition key in ``index``
         (``WS#{workspaceId}#{taskId%8}``: 8), 1 for a collection of one partition. A page of a sharded collection
         is one Query per shard, sent at once and merged in sort order."""
-        return self.member.keys[self.index].pk.shards
+        return self.member_shape.pk.shards
 
 
 @dataclass(frozen=True)
@@ -382,7 +415,7 @@ def graphql_name(name: str) -> str:
     return head + "".join(part[:1].upper() + part[1:] for part in rest)
 
 
-_Candidate = tuple[Entity, tuple[tuple[Index, KeyShape], ...]]
+_Candidate = tuple[Entity, tuple[tuple[Index, tuple[KeyShape, ...]], ...]]
 """An entity to try an item against, with the index keys that must agree with its table key."""
 
 
@@ -406,7 +439,7 @@ class Model:
         object.__setattr__(self, "_shared", _validate(self))
         indexes = {index.name: index for index in self.indexes}
         candidates = [
-            (entity, tuple((indexes[name], shape) for name, shape in entity.keys.items() if name is not None))
+            (entity, tuple((indexes[name], entity.shapes(name)) for name in entity.keys if name is not None))
             for entity in self.entities
         ]
         # Recognising an item parses only the entities whose partition and sort keys can start like the item's:
@@ -463,6 +496,12 @@ class Model:
         discriminator."""
         out: dict[str, str] = {}
         for name, shape in entity.keys.items():
+            if name in entity.variants:
+                # The first shape whose ids are known: the one the item has (or a create means).
+                known = [one for one in entity.shapes(name) if all(ids.get(field) is not None for field in one.fields)]
+                if not known:
+                    continue
+                shape = known[0]
             # Without its values, an index key is unknown (an update's) or not written (a sparse index's).
             partial = shape.sparse or not entity.key_attributes.isdisjoint(shape.sk.fields)
             if partial and not all(field in ids and ids[field] is not None for field in shape.fields):
@@ -559,12 +598,12 @@ class Model:
     def parent_sorts_with_members(self, collection: Collection) -> bool:
         """Whether one Query returns the parent and then its members (the parent sorts at the head)."""
         parent_shape = collection.parent.keys.get(collection.index)
-        if parent_shape is None or parent_shape.pk != collection.member.keys[collection.index].pk:
+        if parent_shape is None or parent_shape.pk != collection.member_shape.pk:
             return False
         if parent_shape.sparse:  # a parent outside the index would be missed by the Query, and taken for absent
             return False
         parent_sk = parent_shape.sk.literal_prefix
-        member_prefix = collection.member.keys[collection.index].sk.literal_prefix
+        member_prefix = collection.member_shape.sk.literal_prefix
         if parent_sk.startswith(member_prefix) or member_prefix.startswith(parent_sk):
             return False
         return (parent_sk < member_prefix) == collection.ascending
@@ -580,18 +619,24 @@ def _candidates_for(candidates: Sequence[_Candidate], pk_head: str, sk_head: str
 
 
 def _secondary_ids(
-    item: Mapping[str, Any], ids: dict[str, str], secondary: tuple[tuple[Index, KeyShape], ...], partial: bool
+    item: Mapping[str, Any],
+    ids: dict[str, str],
+    secondary: tuple[tuple[Index, tuple[KeyShape, ...]], ...],
+    partial: bool,
 ) -> dict[str, str] | None:
-    """The table key's ``ids`` with those of the item's index keys, which must agree; None when they do not."""
-    for index, shape in secondary:
-        if (partial or shape.sparse) and index.pk not in item and index.sk not in item:
+    """The table key's ``ids`` with those of the item's index keys (of one of the shapes of each index), which must
+    agree; None when they do not."""
+    for index, shapes in secondary:
+        if (partial or shapes[0].sparse) and index.pk not in item and index.sk not in item:
             continue
-        more = _parse_shape(shape, item.get(index.pk), item.get(index.sk))
-        if more is None:
+        pk, sk = item.get(index.pk), item.get(index.sk)
+        for shape in shapes:
+            more = _parse_shape(shape, pk, sk)
+            if more is not None and all(ids.get(name, value) == value for name, value in more.items()):
+                ids.update(more)
+                break
+        else:
             return None
-        for name, value in more.items():
-            if ids.setdefault(name, value) != value:
-                return None
     return ids
 
 
@@ -658,12 +703,14 @@ def _validate(model: Model) -> frozenset[Entity]:
     for collection in model.collections:
         if collection.counter is not None and collection.counter not in collection.parent.attributes:
             raise ValueError(f"{collection.name}: the counter {collection.counter!r} is not an attribute of the parent")
-        member_shape = collection.member.keys.get(collection.index)
-        if member_shape is None:
+        if collection.index not in collection.member.keys:
             raise ValueError(
                 f"{collection.name}: {collection.member.name} has no keys in index {collection.index!r};"
                 " reading it would need a Scan"
             )
+        member_shape = collection.member_shape
+        if member_shape not in collection.member.shapes(collection.index):
+            raise ValueError(f"{collection.name}: its shape is none of {collection.member.name}'s in that index")
         if not set(member_shape.pk.fields) <= collection.parent.all_id_fields:
             raise ValueError(f"{collection.name}: the partition key must be known from the parent's ids")
         sparse = set(member_shape.pk.fields) & collection.parent.optional_id_fields

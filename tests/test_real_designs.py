@@ -465,3 +465,62 @@ def test_relations_that_would_resolve_ids_by_a_coincidence_of_names_are_refused(
         model(links=(Link("Document.ownerAccount", DOCUMENT, ACCOUNT),))
     with pytest.raises(ValueError, match=re.escape("ids maps ['owner'], which are not ids of Account's table key")):
         model(links=(Link("Document.ownerAccount", DOCUMENT, ACCOUNT, ids={"owner": "owner"}),))
+
+
+# --- variant index keys -----------------------------------------------------------------------------------------
+
+OWNER = Entity("Owner", {None: KeyShape.of("ACCOUNT#{owner}", "ACCOUNT")}, {"bio": "S"})
+ORIGINALS = KeyShape.of("ACCOUNT#{owner}", "#DOC#{docId}")
+COPIES = KeyShape.of("ACCOUNT#{owner}", "COPY#{docId}")
+DOC = Entity(
+    "Doc", {None: KeyShape.of("DOC#{docId}", "DOC"), "GSI1": ORIGINALS}, {"title": "S"}, variants={"GSI1": (COPIES,)}
+)
+LIBRARY_DESIGN = Declaration(
+    Model(
+        "docs",
+        (TABLE, GSI1),
+        (OWNER, DOC),
+        collections=(
+            Collection("Owner.documents", OWNER, DOC, "GSI1"),
+            Collection("Owner.copies", OWNER, DOC, "GSI1", shape=COPIES),
+        ),
+    )
+)
+DOC_ITEMS = [
+    {"PK": "ACCOUNT#ann", "SK": "ACCOUNT", "bio": "Ann"},
+    {"PK": "DOC#d1", "SK": "DOC", "GSI1PK": "ACCOUNT#ann", "GSI1SK": "#DOC#d1", "title": "original"},
+    {"PK": "DOC#d2", "SK": "DOC", "GSI1PK": "ACCOUNT#ann", "GSI1SK": "COPY#d2", "title": "a copy"},
+    {"PK": "DOC#d3", "SK": "DOC", "GSI1PK": "ACCOUNT#ann", "GSI1SK": "DRAFT#d3", "title": "neither shape"},
+]
+
+
+@pytest.fixture(scope="module")
+def docs(dynamodb: Any, endpoint: str, gateway_factory: Callable[..., Gateway]) -> Iterator[tuple[Gateway, str]]:
+    yield from _serve(dynamodb, endpoint, gateway_factory, LIBRARY_DESIGN, DOC_ITEMS)
+
+
+def test_an_entity_with_two_shapes_in_one_index_is_recognised_in_either(docs: tuple[Gateway, str]) -> None:
+    gateway, _ = docs
+    data, cost = _data(
+        gateway,
+        '{ docs(docIds: ["d1", "d2", "d3"]) { docId owner title }'
+        ' owner(owner: "ann") { documents { nodes { docId } } copies { nodes { docId title } } } }',
+    )
+    assert data["docs"] == [
+        {"docId": "d1", "owner": "ann", "title": "original"},
+        {"docId": "d2", "owner": "ann", "title": "a copy"},
+        None,
+    ]
+    assert data["owner"]["documents"]["nodes"] == [{"docId": "d1"}]
+    assert data["owner"]["copies"]["nodes"] == [{"docId": "d2", "title": "a copy"}]
+    assert cost == (3, 1)
+
+
+def test_variants_that_cannot_be_served_are_refused() -> None:
+    with pytest.raises(ValueError, match="an item has one table key"):
+        Entity("Doc", DOC.keys, variants={None: (COPIES,)})  # type: ignore[dict-item]
+    with pytest.raises(ValueError, match="an item has one table key"):
+        Entity("Doc", {None: DOC.keys[None]}, variants={"GSI1": (COPIES,)})
+    elsewhere = KeyShape.of("ACCOUNT#{owner}", "MOVED#{docId}")
+    with pytest.raises(ValueError, match=re.escape("Owner.moved: its shape is none of Doc's in that index")):
+        Model("t", (TABLE, GSI1), (OWNER, DOC), (Collection("Owner.moved", OWNER, DOC, "GSI1", shape=elsewhere),))
