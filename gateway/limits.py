@@ -403,6 +403,7 @@ class _WorstCase:
 
     async def page(self, collection: Collection, parent_ids: Ids, window: plan.Window) -> _Page:
         shape = collection.member_shape.fields
+        parent_ids = collection.member_ids(parent_ids)
         members = []
         for _ in range(window.size):
             ids = {

@@ -319,6 +319,9 @@ class Collection:
     shape: KeyShape | None = None
     """Which of the member's shapes in ``index`` the connection lists, when it has variants there: its ``keys``
     one unless given."""
+    partition: Mapping[str, str] = field(default_factory=dict)
+    """Which id of the parent supplies each id of the members' partition key, by role (``{"owner": "name"}``: a
+    document's ``owner`` is its account's ``name``); ids not named are the parent's ids of the same name."""
     ids: Mapping[str, str] = field(default_factory=dict)
     """Which id of an edge item supplies each id of the target, by role (``{"name": "followee"}``: the target's
     ``name`` is the edge's ``followee``); ids not named are taken from the edge's id of the same name."""
@@ -332,6 +335,30 @@ class Collection:
     def field(self) -> str:
         """The GraphQL field on the parent's type: the part of ``name`` after the dot."""
         return self.name.partition(".")[2]
+
+    def member_ids(self, parent_ids: Ids) -> Ids:
+        """The parent's ids, and under the names the members' keys give them (``owner`` for an account's
+        ``name``): what the members' partition and sort-key prefix are formatted from."""
+        if not self.partition:
+            return parent_ids
+        return {
+            **parent_ids,
+            **{mine: parent_ids[theirs] for mine, theirs in self.partition.items() if theirs in parent_ids},
+        }
+
+    def parent_key(self, member_ids: Ids) -> dict[str, str]:
+        """The parent's table key from one member's ids."""
+        back = {theirs: mine for mine, theirs in self.partition.items()}
+        return {name: member_ids[back.get(name, name)] for name in self.parent.id_fields}
+
+    @property
+    def parent_fields(self) -> tuple[str, ...]:
+        """The members' ids that hold the parent's table key."""
+        back = {theirs: mine for mine, theirs in self.partition.items()}
+        return tuple(back.get(name, name) for name in self.parent.id_fields)
+
+    def knows_parent(self, member_ids: Ids) -> bool:
+        return all(name in member_ids for name in self.parent_fields)
 
     @property
     def member_shape(self) -> KeyShape:
@@ -711,9 +738,9 @@ def _validate(model: Model) -> frozenset[Entity]:
         member_shape = collection.member_shape
         if member_shape not in collection.member.shapes(collection.index):
             raise ValueError(f"{collection.name}: its shape is none of {collection.member.name}'s in that index")
-        if not set(member_shape.pk.fields) <= collection.parent.all_id_fields:
-            raise ValueError(f"{collection.name}: the partition key must be known from the parent's ids")
-        sparse = set(member_shape.pk.fields) & collection.parent.optional_id_fields
+        _validate_partition(collection, member_shape)
+        sparse = {collection.partition.get(name, name) for name in member_shape.pk.fields}
+        sparse &= collection.parent.optional_id_fields
         if sparse:
             raise ValueError(
                 f"{collection.name}: the partition key {member_shape.pk.pattern!r} needs {sorted(sparse)}, which"
@@ -818,6 +845,33 @@ def _validate_roles(
             f" {', '.join(missing)}: name the id of {source.name} that holds each with ids={{'<target id>': '<id>'}}"
         )
     return roles
+
+
+def _validate_partition(collection: Collection, shape: KeyShape) -> None:
+    """The members' partition is known from the parent's ids, by role where ``partition`` says, by name elsewhere;
+    with roles named, a parent's id that only shares its name with a member's is refused, not matched."""
+    parent, member = collection.parent, collection.member
+    unknown = set(collection.partition) - set(shape.pk.fields)
+    if unknown:
+        raise ValueError(f"{collection.name}: partition maps {sorted(unknown)}, not ids of {shape.pk.pattern!r}")
+    missing = [
+        f"{name}={collection.partition.get(name, name)}"
+        for name in shape.pk.fields
+        if collection.partition.get(name, name) not in parent.all_id_fields
+    ]
+    if missing:
+        raise ValueError(
+            f"{collection.name}: the partition key must be known from the parent's ids, and {parent.name} has no"
+            f" {', '.join(missing)}: name the id of {parent.name} that holds each with"
+            " partition={'<member id>': '<parent id>'}"
+        )
+    if collection.partition:
+        clash = parent.all_id_fields & member.all_id_fields - set(collection.partition)
+        if clash:
+            raise ValueError(
+                f"{collection.name}: {sorted(clash)} name ids of both {parent.name} and {member.name}, and partition"
+                " maps others by role: map these too (partition={'<member id>': '<parent id>'}) or rename one"
+            )
 
 
 def _validate_edges(collection: Collection, target: Entity, shape: KeyShape) -> None:

@@ -99,7 +99,8 @@ def binding(collection: Collection, parent_ids: Ids) -> str:
     another, as it is in another partition.
     """
     shape = collection.member_shape
-    return f"{collection.name}\x00{shape.pk.partition(parent_ids, 0)}\x00{shape.sk.prefix(parent_ids)}"
+    ids = collection.member_ids(parent_ids)
+    return f"{collection.name}\x00{shape.pk.partition(ids, 0)}\x00{shape.sk.prefix(ids)}"
 
 
 def narrowed(collection: Collection, parent_ids: Ids, arguments: Mapping[str, object]) -> dict[str, str]:
@@ -143,6 +144,7 @@ def members_query(
     sort key, in its own partition."""
     index = model.index(collection.index)
     shape = collection.member_shape
+    parent_ids = collection.member_ids(parent_ids)
     partition = shape.pk.partition(parent_ids, shard)
     if start_key is not None and collection.shards > 1:
         start_key = {**start_key, index.pk: partition}
@@ -161,7 +163,8 @@ def members_query(
 def partitions(collection: Collection, parent_ids: Ids) -> list[str]:
     """The partition of each shard of ``collection`` (one for a collection that is not sharded)."""
     shape = collection.member_shape.pk
-    return [shape.partition(parent_ids, shard) for shard in range(collection.shards)]
+    ids = collection.member_ids(parent_ids)
+    return [shape.partition(ids, shard) for shard in range(collection.shards)]
 
 
 def parent_and_members_query(model: Model, collection: Collection, parent_ids: Ids, first: int) -> QueryRequest:
@@ -171,7 +174,7 @@ def parent_and_members_query(model: Model, collection: Collection, parent_ids: I
     index = model.index(collection.index)
     parent = collection.parent.keys[collection.index]
     parent_sk = parent.sk.format(parent_ids)
-    members = collection.member_shape.sk.prefix(parent_ids)
+    members = collection.member_shape.sk.prefix(collection.member_ids(parent_ids))
     # Bounded on both sides, so items of other shapes beyond the members are never read.
     low, high = (parent_sk, _after_prefix(members)) if collection.ascending else (members, parent_sk)
     return QueryRequest(

@@ -281,7 +281,7 @@ class Walk:
             relation = self._model.relations.get(f"{entity.name}.{one.name}")
             here = _join(path, one.key)
             if isinstance(relation, Collection):
-                if set(relation.member_shape.pk.fields) <= ids.keys():
+                if set(relation.member_shape.pk.fields) <= relation.member_ids(ids).keys():
                     self._page(relation, ids, one, here, round_, alive)
                     now.add(one.key)
             elif isinstance(relation, Link) and (target := relation.target_ids(ids)) is not None:
@@ -308,7 +308,7 @@ class Walk:
                 continue
             if plan.narrows(relation, one.args):
                 continue  # the parent sorts at the head of the whole collection, not of one level
-            if not set(relation.member_shape.pk.fields) <= ids.keys():
+            if not set(relation.member_shape.pk.fields) <= relation.member_ids(ids).keys():
                 continue
             window = self._window(one, relation)
             # Only the first page in the declared order starts at the parent: a page from the end may never reach

@@ -284,7 +284,7 @@ class Writer:
         The write that follows requires the ids it learnt, so it does nothing if the item changed parent since.
         """
         wanted = set(entity.all_id_fields) if all_ids else set(entity.id_fields)
-        wanted = wanted.union(*(counted.collection.parent.id_fields for counted in self.declaration.parents_of(entity)))
+        wanted = wanted.union(*(counted.collection.parent_fields for counted in self.declaration.parents_of(entity)))
         if wanted <= ids.keys():
             return dict(ids)
         item = await self._read_back(entity, ids)

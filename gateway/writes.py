@@ -367,7 +367,7 @@ def outcome_of(op: WriteOp, refused: Refused) -> Outcome:
 
 
 def parent_ids(counted: Counted, ids: Ids) -> dict[str, str]:
-    return {name: ids[name] for name in counted.collection.parent.id_fields}
+    return counted.collection.parent_key(ids)
 
 
 def counter_ops(

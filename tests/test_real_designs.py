@@ -394,7 +394,11 @@ def test_fields_with_no_separator_between_them_are_refused_naming_the_fix() -> N
 
 # --- relations that map ids by role -----------------------------------------------------------------------------
 
-ACCOUNT = Entity("Account", {None: KeyShape.of("ACCOUNT#{name}", "ACCOUNT#{name}")}, {"bio": "S"})
+ACCOUNT = Entity(
+    "Account",
+    {None: KeyShape.of("ACCOUNT#{name}", "ACCOUNT#{name}")},
+    {"bio": "S", "document_count": Attribute("INT", writable=False)},
+)
 FOLLOW = Entity("Follow", {None: KeyShape.of("ACCOUNT#{name}", "FOLLOWER#{follower}")})
 DOCUMENT = Entity(
     "Document",
@@ -402,12 +406,15 @@ DOCUMENT = Entity(
     {"title": "S"},
 )
 FOLLOWERS = Collection("Account.followers", ACCOUNT, FOLLOW, target=ACCOUNT, ids={"name": "follower"})
+DOCUMENTS = Collection(
+    "Account.documents", ACCOUNT, DOCUMENT, "GSI1", counter="document_count", partition={"owner": "name"}
+)
 SOCIAL = Declaration(
     Model(
         "social",
         (TABLE, GSI1),
         (ACCOUNT, FOLLOW, DOCUMENT),
-        collections=(FOLLOWERS,),
+        collections=(FOLLOWERS, DOCUMENTS),
         links=(
             Link("Follow.followed", FOLLOW, ACCOUNT),
             Link("Follow.followerAccount", FOLLOW, ACCOUNT, ids={"name": "follower"}),
@@ -416,7 +423,10 @@ SOCIAL = Declaration(
     )
 )
 SOCIAL_ITEMS = [
-    *({"PK": f"ACCOUNT#{n}", "SK": f"ACCOUNT#{n}", "bio": f"I am {n}"} for n in ("ann", "bob", "cy")),
+    *(
+        {"PK": f"ACCOUNT#{n}", "SK": f"ACCOUNT#{n}", "bio": f"I am {n}", "document_count": int(n == "cy")}
+        for n in ("ann", "bob", "cy")
+    ),
     {"PK": "ACCOUNT#ann", "SK": "FOLLOWER#bob"},
     {"PK": "ACCOUNT#ann", "SK": "FOLLOWER#cy"},
     {"PK": "DOC#d1", "SK": "DOC", "GSI1PK": "ACCOUNT#cy", "GSI1SK": "DOC#d1", "title": "Notes"},
@@ -524,3 +534,33 @@ def test_variants_that_cannot_be_served_are_refused() -> None:
     elsewhere = KeyShape.of("ACCOUNT#{owner}", "MOVED#{docId}")
     with pytest.raises(ValueError, match=re.escape("Owner.moved: its shape is none of Doc's in that index")):
         Model("t", (TABLE, GSI1), (OWNER, DOC), (Collection("Owner.moved", OWNER, DOC, "GSI1", shape=elsewhere),))
+
+
+def test_a_collection_finds_its_partition_from_the_parent_id_that_plays_the_role(
+    social: tuple[Gateway, str], dynamodb: Any
+) -> None:
+    gateway, table = social
+    listed = '{ account(name: "cy") { documents { totalCount nodes { docId owner ownerAccount { name } } } } }'
+    data, cost = _data(gateway, listed)
+    assert data["account"]["documents"] == {
+        "totalCount": 1,
+        "nodes": [{"docId": "d1", "owner": "cy", "ownerAccount": {"name": "cy"}}],
+    }
+    assert cost == (2, 1)
+    created, sent = mutate(gateway, "createDocument", {"docId": "d2", "owner": "cy", "title": "More"})
+    assert (created["__typename"], sent) == ("Document", {"TransactWriteItems": 1})
+    counted = dynamodb.get_item(TableName=table, Key={"PK": {"S": "ACCOUNT#cy"}, "SK": {"S": "ACCOUNT#cy"}})["Item"]
+    assert counted["document_count"] == {"N": "2"}
+    data, _ = _data(gateway, listed)
+    assert data["account"]["documents"]["totalCount"] == 2
+    assert [n["docId"] for n in data["account"]["documents"]["nodes"]] == ["d1", "d2"]
+
+
+def test_a_partition_by_role_that_cannot_be_resolved_is_refused() -> None:
+    by_name = Collection("Account.documents", ACCOUNT, DOCUMENT, "GSI1")
+    with pytest.raises(ValueError, match=re.escape("Account has no owner=owner: name the id of Account that holds")):
+        Model("t", (TABLE, GSI1), (ACCOUNT, DOCUMENT), (by_name,))
+    named = Entity("Named", {None: KeyShape.of("N#{name}", "N"), "GSI1": KeyShape.of("ACCOUNT#{owner}", "N#{name}")})
+    clash = Collection("Account.named", ACCOUNT, named, "GSI1", partition={"owner": "name"})
+    with pytest.raises(ValueError, match=re.escape("['name'] name ids of both Account and Named")):
+        Model("t", (TABLE, GSI1), (ACCOUNT, named), (clash,))
