@@ -76,7 +76,14 @@ DATE_SCALAR = strawberry.scalar(
     parse_value=_parse_date,
 )
 
-_SCALARS: dict[AttributeType, Any] = {"S": str, "INT": int, "N": float, "BOOL": bool, "DATE": Date}
+_SCALARS: dict[AttributeType, Any] = {
+    "S": str,
+    "INT": int,
+    "N": float,
+    "BOOL": bool,
+    "DATE": Date,
+    "JSON": strawberry.scalars.JSON,
+}
 _CONDITION_NAMES: dict[AttributeType, str] = {
     "S": "String",
     "INT": "Int",
@@ -1133,7 +1140,7 @@ def _checked(name: str, spec: Attribute, value: Any) -> Any:
         return value.value
     if isinstance(value, date):  # the Date scalar refused anything that is not a date
         return value.isoformat()
-    if spec.type in ("M", "L"):
+    if spec.type in ("M", "L", "SS", "NS", "JSON"):
         return nested.stored(name, spec, value, _checked)
     if spec.type == "S" and (not value.strip() or len(value) > spec.max_length):
         raise BadUserInput(f"{name} must be 1 to {spec.max_length} characters, not blank", argument=name)
@@ -1149,7 +1156,8 @@ def _checked(name: str, spec: Attribute, value: Any) -> Any:
             )
             raise BadUserInput(f"{name} must be {bound}", argument=name)
         # DynamoDB's numbers are decimal: a float is stored as the number it prints as.
-        return Decimal(str(value)) if spec.type == "N" else value
+        number = Decimal(str(value)) if spec.type == "N" else value
+        return str(number) if spec.text else number
     return value
 
 

@@ -15,14 +15,16 @@ from decimal import Decimal
 from functools import cached_property
 from typing import Any, Literal
 
+from gateway import values
 from gateway.keys import Ids, KeyTemplate, head, validate_id
 
 log = logging.getLogger(__name__)
 
 Item = dict[str, Any]
-AttributeType = Literal["S", "N", "INT", "BOOL", "L", "M", "DATE"]
-"""DynamoDB's types, INT: a number stored as N that is served as a GraphQL Int (32-bit, integral), and DATE: a
-calendar date stored as S ``YYYY-MM-DD`` that is served as the ``Date`` scalar."""
+AttributeType = Literal["S", "N", "INT", "BOOL", "L", "M", "DATE", "SS", "NS", "JSON"]
+"""DynamoDB's types, INT: a number stored as N that is served as a GraphQL Int (32-bit, integral), DATE: a
+calendar date stored as S ``YYYY-MM-DD`` that is served as the ``Date`` scalar, SS and NS: string and number sets
+served as lists, and JSON: any value (an open map, a list, ...) served as the ``JSON`` scalar."""
 
 _ENUM_VALUE = re.compile(r"[_A-Za-z][_0-9A-Za-z]*")
 
@@ -32,6 +34,7 @@ MAX_TEXT = 1000
 MAX_ITEMS = 100
 """The most elements a list attribute may hold after a write, unless the attribute declares its own bound."""
 SCALAR_TYPES: tuple[AttributeType, ...] = ("S", "N", "INT", "BOOL", "DATE")
+_SET_ELEMENTS: dict[AttributeType, AttributeType] = {"SS": "S", "NS": "N"}
 
 
 @dataclass(frozen=True)
@@ -41,7 +44,8 @@ class Attribute:
     ``required``: a create must give it and an update may not remove it. ``default``: what a create stores when
     the input leaves it out. ``from_id``: a stored copy of an id field, written by creates and never an input.
     ``on_create`` ``"today"``: the UTC date of the create. ``writable`` False: kept by the gateway (counters).
-    ``minimum``/``maximum`` bound an INT; ``max_length`` bounds a text. ``enum``: the closed set of values an S
+    ``minimum``/``maximum`` bound an INT; ``max_length`` bounds a text. ``text``: an N or INT stored as a string
+    (``"Price": "100"``), served as a number and written back as text. ``enum``: the closed set of values an S
     attribute holds (a tuple, or a mapping of each value to its description), served as a GraphQL enum named after
     the entity and the attribute (``ProjectStatus``) whose values are the stored strings themselves, so clients
     send and receive what is stored; inputs outside the set are refused.
@@ -70,8 +74,11 @@ class Attribute:
     shape: Shape | None = None
     element: AttributeType | None = None
     max_items: int = MAX_ITEMS
+    text: bool = False
 
     def __post_init__(self) -> None:
+        if self.text and self.type not in ("N", "INT"):
+            raise ValueError(f"text= keeps a number as a string; {self.type} is no number")
         if self.shape is not None and self.type not in ("M", "L"):
             raise ValueError(f"a shape describes an M or an L, not {self.type}")
         if self.element is not None and (self.type != "L" or self.element not in SCALAR_TYPES):
@@ -107,6 +114,8 @@ class Attribute:
     @cached_property
     def each(self) -> Attribute | None:
         """What each element of a typed list is; None for any other attribute."""
+        if self.type in _SET_ELEMENTS:
+            return Attribute(_SET_ELEMENTS[self.type])
         if self.type != "L":
             return None
         if self.shape is not None:
@@ -116,7 +125,9 @@ class Attribute:
     @property
     def is_typed(self) -> bool:
         """Whether GraphQL serves it: a scalar, a map of a shape, or a list of either."""
-        return self.type in SCALAR_TYPES or self.shape is not None or self.element is not None
+        return (
+            self.type in (*SCALAR_TYPES, *_SET_ELEMENTS, "JSON") or self.shape is not None or self.element is not None
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -940,6 +951,14 @@ def served_value(spec: Attribute, value: Any, where: str) -> Any:
     if value is None:
         return None
     kind = spec.type
+    if kind == "JSON":
+        return values.plain_json(value)
+    if spec.text and isinstance(value, str):
+        number = values.number_from_text(value)
+        if number is None:
+            log.warning("%s holds %r, which is no number; served as null", where, value)
+            return None
+        value = number
     if not _has_type(value, kind):
         log.warning("%s holds a %s where %s was declared; served as null", where, type(value).__name__, kind)
         return None
@@ -956,6 +975,8 @@ def served_value(spec: Attribute, value: Any, where: str) -> Any:
         }
     if kind == "L" and spec.each is not None:
         return [served_value(spec.each, one, f"{where}[{i}]") for i, one in enumerate(value)]
+    if kind in _SET_ELEMENTS and spec.each is not None:
+        return [served_value(spec.each, one, f"{where}[{i}]") for i, one in enumerate(sorted(value))]
     return value
 
 
@@ -975,6 +996,12 @@ def _has_type(value: object, kind: AttributeType) -> bool:
             return isinstance(value, list)
         case "M":
             return isinstance(value, dict)
+        case "SS":
+            return isinstance(value, set) and all(isinstance(one, str) for one in value)
+        case "NS":
+            return isinstance(value, set) and all(isinstance(one, Decimal) for one in value)
+        case "JSON":
+            return True
 
 
 def parse_date(text: str) -> date | None:

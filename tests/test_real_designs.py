@@ -10,6 +10,7 @@ import logging
 import re
 import uuid
 from collections.abc import Callable, Iterator
+from decimal import Decimal
 from typing import Any
 
 import boto3
@@ -564,3 +565,87 @@ def test_a_partition_by_role_that_cannot_be_resolved_is_refused() -> None:
     clash = Collection("Account.named", ACCOUNT, named, "GSI1", partition={"owner": "name"})
     with pytest.raises(ValueError, match=re.escape("['name'] name ids of both Account and Named")):
         Model("t", (TABLE, GSI1), (ACCOUNT, named), (clash,))
+
+
+# --- attribute types: sets, free-form JSON, numbers kept as text --------------------------------------------------
+
+PRODUCT = Entity(
+    "Product",
+    {None: KeyShape.of("p#{productId}", "p#{productId}"), "GSI1-X": KeyShape.of("ALL#PRODUCTS", "p#{productId}")},
+    {
+        "tags": Attribute("SS", "Labels, a string set."),
+        "sizes": Attribute("NS", "Sizes in stock, a number set."),
+        "details": Attribute("JSON", "Whatever the catalog stores."),
+        "Price": Attribute("N", "Stored as a string.", text=True),
+        "Stock": Attribute("INT", "Stored as a string.", text=True),
+    },
+)
+CATALOG = Declaration(
+    Model(
+        "catalog",
+        (TABLE, Index("GSI1-X", "GSI1-PK", "GSI1-SK")),
+        (PRODUCT,),
+    )
+)
+CATALOG_ITEMS = [
+    {
+        "PK": "p#1",
+        "SK": "p#1",
+        "GSI1-PK": "ALL#PRODUCTS",
+        "GSI1-SK": "p#1",
+        "tags": {"red", "cotton"},
+        "sizes": {Decimal(40), Decimal("42.5")},
+        "details": {"weight": Decimal("0.2"), "care": ["wash", "dry"], "origin": {"country": "PT"}},
+        "Price": "100",
+        "Stock": "7",
+    },
+    {"PK": "p#2", "SK": "p#2", "GSI1-PK": "ALL#PRODUCTS", "GSI1-SK": "p#2", "Price": "cheap", "tags": ["a", "list"]},
+]
+
+
+@pytest.fixture(scope="module")
+def catalog(dynamodb: Any, endpoint: str, gateway_factory: Callable[..., Gateway]) -> Iterator[tuple[Gateway, str]]:
+    yield from _serve(dynamodb, endpoint, gateway_factory, CATALOG, CATALOG_ITEMS)
+
+
+def test_sets_json_and_numbers_kept_as_text_are_served_as_declared(catalog: tuple[Gateway, str]) -> None:
+    gateway, _ = catalog
+    data, cost = _data(gateway, '{ products(productIds: ["1", "2"]) { tags sizes details Price Stock } }')
+    assert data["products"] == [
+        {
+            "tags": ["cotton", "red"],
+            "sizes": [40, 42.5],
+            "details": {"weight": 0.2, "care": ["wash", "dry"], "origin": {"country": "PT"}},
+            "Price": 100,
+            "Stock": 7,
+        },
+        {"tags": None, "sizes": None, "details": None, "Price": None, "Stock": None},
+    ]
+    assert cost == (1, 1)
+
+
+def test_sets_json_and_numbers_kept_as_text_are_written_as_stored(catalog: tuple[Gateway, str], dynamodb: Any) -> None:
+    gateway, table = catalog
+    data = {
+        "productId": "3",
+        "tags": ["b", "a", "b"],
+        "sizes": [1, 2.5],
+        "details": {"weight": 1.5, "care": ["none"]},
+        "Price": 9.99,
+        "Stock": 3,
+    }
+    created, sent = mutate(gateway, "createProduct", data, "... on Product { tags sizes details Price Stock }")
+    assert created["tags"] == ["a", "b"] and created["Price"] == 9.99 and created["details"]["weight"] == 1.5
+    assert sent == {"PutItem": 1}
+    item = dynamodb.get_item(TableName=table, Key={"PK": {"S": "p#3"}, "SK": {"S": "p#3"}})["Item"]
+    assert item["tags"] == {"SS": ["a", "b"]} or item["tags"] == {"SS": ["b", "a"]}
+    assert sorted(item["sizes"]["NS"]) == ["1", "2.5"]
+    assert item["details"] == {"M": {"weight": {"N": "1.5"}, "care": {"L": [{"S": "none"}]}}}
+    assert (item["Price"], item["Stock"]) == ({"S": "9.99"}, {"S": "3"})
+    assert (item["GSI1-PK"], item["GSI1-SK"]) == ({"S": "ALL#PRODUCTS"}, {"S": "p#3"})
+    emptied, _ = mutate(
+        gateway, "updateProduct", {"productId": "3", "expectedVersion": 1, "tags": []}, "... on Product { tags }"
+    )
+    assert emptied["tags"] is None
+    item = dynamodb.get_item(TableName=table, Key={"PK": {"S": "p#3"}, "SK": {"S": "p#3"}})["Item"]
+    assert "tags" not in item
