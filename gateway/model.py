@@ -448,9 +448,21 @@ def lower_camel(name: str) -> str:
 
 
 def graphql_name(name: str) -> str:
-    """A declared name as GraphQL spells it, in camelCase: ``user_id`` is ``userId``; ``userId`` stays."""
+    """A declared name as GraphQL spells it, in camelCase: ``user_id`` is ``userId``, ``LikeCount`` is
+    ``likeCount``, ``URLPath`` is ``urlPath``; ``userId`` stays."""
     head, *rest = name.split("_")
-    return head + "".join(part[:1].upper() + part[1:] for part in rest)
+    return _lower_head(head) + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
+def _lower_head(word: str) -> str:
+    """``word`` with its leading capitals lowered, but the one that starts the next word (``URLPath``)."""
+    capitals = len(word) - len(word.lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZ"))
+    if capitals == 0:
+        return word
+    if capitals == len(word) or not word[capitals].isalpha():
+        return word[:capitals].lower() + word[capitals:]
+    keep = max(capitals - 1, 1)
+    return word[:keep].lower() + word[keep:]
 
 
 _Candidate = tuple[Entity, tuple[tuple[Index, tuple[KeyShape, ...]], ...]]

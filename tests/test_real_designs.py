@@ -610,16 +610,16 @@ def catalog(dynamodb: Any, endpoint: str, gateway_factory: Callable[..., Gateway
 
 def test_sets_json_and_numbers_kept_as_text_are_served_as_declared(catalog: tuple[Gateway, str]) -> None:
     gateway, _ = catalog
-    data, cost = _data(gateway, '{ products(productIds: ["1", "2"]) { tags sizes details Price Stock } }')
+    data, cost = _data(gateway, '{ products(productIds: ["1", "2"]) { tags sizes details price stock } }')
     assert data["products"] == [
         {
             "tags": ["cotton", "red"],
             "sizes": [40, 42.5],
             "details": {"weight": 0.2, "care": ["wash", "dry"], "origin": {"country": "PT"}},
-            "Price": 100,
-            "Stock": 7,
+            "price": 100,
+            "stock": 7,
         },
-        {"tags": None, "sizes": None, "details": None, "Price": None, "Stock": None},
+        {"tags": None, "sizes": None, "details": None, "price": None, "stock": None},
     ]
     assert cost == (1, 1)
 
@@ -631,11 +631,11 @@ def test_sets_json_and_numbers_kept_as_text_are_written_as_stored(catalog: tuple
         "tags": ["b", "a", "b"],
         "sizes": [1, 2.5],
         "details": {"weight": 1.5, "care": ["none"]},
-        "Price": 9.99,
-        "Stock": 3,
+        "price": 9.99,
+        "stock": 3,
     }
-    created, sent = mutate(gateway, "createProduct", data, "... on Product { tags sizes details Price Stock }")
-    assert created["tags"] == ["a", "b"] and created["Price"] == 9.99 and created["details"]["weight"] == 1.5
+    created, sent = mutate(gateway, "createProduct", data, "... on Product { tags sizes details price stock }")
+    assert created["tags"] == ["a", "b"] and created["price"] == 9.99 and created["details"]["weight"] == 1.5
     assert sent == {"PutItem": 1}
     item = dynamodb.get_item(TableName=table, Key={"PK": {"S": "p#3"}, "SK": {"S": "p#3"}})["Item"]
     assert item["tags"] == {"SS": ["a", "b"]} or item["tags"] == {"SS": ["b", "a"]}
