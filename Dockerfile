@@ -19,7 +19,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 WORKDIR /app
 COPY pyproject.toml README.md ./
 COPY gateway/ gateway/
-COPY --from=graphiql /src/gateway/static/graphiql/ gateway/static/graphiql/
+COPY --from=graphiql /src/gateway/server/static/graphiql/ gateway/server/static/graphiql/
 COPY schema/ schema/
 RUN pip install . \
     && useradd --system --create-home --uid 10001 tablegraph

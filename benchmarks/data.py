@@ -13,7 +13,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from gateway.store import table_definition
+from gateway.dynamo.store import table_definition
 from schema.model import MODEL
 
 WS = "ws-probe"

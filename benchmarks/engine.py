@@ -12,7 +12,7 @@ from typing import Any
 import aioboto3
 from aiobotocore.config import AioConfig
 
-from gateway.local import DynamoDBLocal
+from gateway.server.local import DynamoDBLocal
 
 DATA_DIR = Path(".bench-data")
 """Where the managed engine's tables are kept between runs: a 10^6-item table is built once and reused."""

@@ -13,8 +13,8 @@ from boto3.dynamodb.types import TypeDeserializer
 
 from benchmarks import data
 from benchmarks.operations import FIRST_PROJECTS, PAGE, SMALL_PAGE
-from gateway import accounting
-from gateway.accounting import Ledger
+from gateway.dynamo import accounting
+from gateway.dynamo.accounting import Ledger
 
 _deserializer = TypeDeserializer()
 

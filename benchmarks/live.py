@@ -28,8 +28,8 @@ import psutil
 from websockets.asyncio.client import ClientConnection, connect
 
 from benchmarks.servers import Server, free_port, gateway_command, serve
-from gateway.local import DynamoDBLocal
-from gateway.store import table_definition
+from gateway.dynamo.store import table_definition
+from gateway.server.local import DynamoDBLocal
 from schema.model import MODEL
 
 SUBSCRIPTION = """subscription($ws: ID!) {

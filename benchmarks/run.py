@@ -21,11 +21,11 @@ from typing import Any, TypeVar
 from benchmarks import data, engine, floor, servers
 from benchmarks.client import Client
 from benchmarks.operations import OPERATIONS, PAGE, Operation
-from gateway import plan
-from gateway.accounting import Ledger
-from gateway.app import ACCOUNTING_HEADER
 from gateway.config import Settings
-from gateway.store import Store
+from gateway.dynamo.accounting import Ledger
+from gateway.dynamo.store import Store
+from gateway.execution import queries
+from gateway.server.app import ACCOUNTING_HEADER
 from schema.model import MODEL, ORGANIZATION_USERS
 
 GATEWAY = "gateway"
@@ -199,7 +199,7 @@ def run(config: Config, progress: Callable[[str], None] = lambda _: None) -> Res
 
 async def _client_cpu(endpoint_url: str, table: str, config: Config) -> ClientCpu:
     """Operation 2's Query as the floor sends it with the stock client, and as the gateway's store sends it."""
-    request = plan.parent_and_members_query(MODEL, ORGANIZATION_USERS, {"orgName": data.ORG}, PAGE)
+    request = queries.parent_and_members_query(MODEL, ORGANIZATION_USERS, {"orgName": data.ORG}, PAGE)
     settings = Settings(endpoint_url=endpoint_url, table=table)
     async with engine.client(endpoint_url) as client, Store.open(settings, MODEL) as store:
         stock = _floor_call(OPERATIONS[BIG_QUERY - 1], client, table)

@@ -16,12 +16,12 @@ import boto3
 import httpx
 import uvicorn
 
-from gateway.app import ACCOUNTING_HEADER, create_app
 from gateway.config import Settings
-from gateway.declaration import Declaration
-from gateway.local import DynamoDBLocal
-from gateway.model import Model
-from gateway.store import table_definition
+from gateway.design.declaration import Declaration
+from gateway.design.model import Model
+from gateway.dynamo.store import table_definition
+from gateway.server.app import ACCOUNTING_HEADER, create_app
+from gateway.server.local import DynamoDBLocal
 from schema.giant import SHARDS, design
 
 QUERY = 'query($first: Int) { workspace(workspaceId: "giant") { projects(first: $first) { nodes { projectId } } } }'

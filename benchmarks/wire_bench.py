@@ -3,7 +3,7 @@
 Two tables of figures from one run, each measured interleaved: a 100-item Query through the stock client plus
 TypeDeserializer vs the same client with ``install_fast_reads``; and GetItem, BatchGetItem of 5 and of 100 keys and
 a 100-item Query sent by the gateway's aioboto3 client (configured as ``Store.open`` configures it, fast reads on) vs
-by ``gateway.dataplane``.
+by ``gateway.dynamo.dataplane``.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from botocore import xform_name
 from botocore.parsers import create_parser
 
 from gateway.config import Settings
-from gateway.store import Store
-from gateway.wire import install_fast_reads
+from gateway.dynamo.store import Store
+from gateway.dynamo.wire import install_fast_reads
 from schema.model import MODEL
 
 _PARTITION = "WS#bench"

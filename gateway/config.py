@@ -104,9 +104,9 @@ class Settings:
     workers: int = 1
     """Processes ``serve`` runs; each gets these settings through ``TABLEGRAPH_*`` variables."""
     fast_decode: bool = True
-    """Decode read responses with ``gateway.wire`` instead of botocore's parser; off gives the stock client."""
+    """Decode read responses with ``gateway.dynamo.wire`` instead of botocore's parser; off gives the stock client."""
     data_plane: str = "lean"
-    """lean: the requests made while serving are signed and sent by ``gateway.dataplane``, a quarter of the CPU;
+    """lean: the requests made while serving are signed and sent by ``gateway.dynamo.dataplane``, a quarter of the CPU;
     stock: every request goes through the aioboto3 client (tables and the offline Scan always do)."""
     metrics: bool = True
     """Serve Prometheus metrics at /metrics, without authentication: turn it off where the gateway's port is

@@ -1,15 +1,24 @@
-"""Errors a client is meant to see, each with the code it carries in ``extensions.code``.
+"""Every error a client can see, each with the code it carries in ``extensions.code``.
 
-GatewayError
- ├─ BadUserInput        BAD_USER_INPUT   malformed id, out-of-range argument, tampered cursor
- ├─ Unauthenticated     UNAUTHENTICATED
- ├─ Forbidden           FORBIDDEN
- ├─ NotFound            NOT_FOUND        a mutation's item or its parent does not exist
- ├─ Conflict            CONFLICT         exists already, stale version, has children, token reused
- ├─ Throttled           THROTTLED        DynamoDB kept throttling after retries
- └─ Unavailable         UNAVAILABLE      DynamoDB could not be reached
+GatewayError                     INTERNAL                 anything unexpected: logged with the request id, masked
+ ├─ BadUserInput                 BAD_USER_INPUT           malformed id, out-of-range argument, tampered cursor
+ ├─ Unauthenticated              UNAUTHENTICATED          missing, bad or expired credentials
+ ├─ Forbidden                    FORBIDDEN                a tenant the caller was not granted
+ ├─ NotFound                     NOT_FOUND                a mutation's item or its parent does not exist
+ ├─ Conflict                     CONFLICT                 exists already, stale version, has children, token reused
+ ├─ Throttled                    THROTTLED                DynamoDB kept throttling after retries
+ ├─ Unavailable                  UNAVAILABLE              DynamoDB could not be reached
+ ├─ CostLimit                    COST_LIMIT               the operation would read more than the limits allow
+ ├─ UnreadableItem               UNREADABLE_ITEM          a stored value a response cannot carry
+ ├─ PositionExpired              POSITION_EXPIRED         a stream position older than the stream's retention
+ ├─ FellBehind                   FELL_BEHIND              a subscriber too slow for the changes it asked for
+ ├─ PersistedQueryNotFound       PERSISTED_QUERY_NOT_FOUND       a hash the gateway does not know: send the text
+ ├─ PersistedQueryNotSupported   PERSISTED_QUERY_NOT_SUPPORTED   persisted documents are off
+ └─ PersistedQueryRequired       PERSISTED_QUERY_REQUIRED        only registered documents run here
 
-Anything else raised while serving is a bug: it is logged with the request id and masked as INTERNAL.
+Refusals of a request as a whole, before any GraphQL runs (the HTTP status says the same):
+BAD_REQUEST (400), METHOD_NOT_ALLOWED (405), NOT_ACCEPTABLE (406), PAYLOAD_TOO_LARGE (413),
+UNSUPPORTED_MEDIA_TYPE (415); and GraphQL's own GRAPHQL_PARSE_FAILED and GRAPHQL_VALIDATION_FAILED.
 """
 
 from __future__ import annotations
@@ -53,3 +62,36 @@ class Throttled(GatewayError):
 
 class Unavailable(GatewayError):
     code = "UNAVAILABLE"
+
+
+class CostLimit(GatewayError):
+    code = "COST_LIMIT"
+
+
+class UnreadableItem(GatewayError):
+    """A stored value a response cannot carry: text that is not valid Unicode, or a value no decoder reads."""
+
+    code = "UNREADABLE_ITEM"
+
+
+class PositionExpired(GatewayError):
+    """A stream position the stream no longer holds: older than its retention (24 hours), or of a stream that was
+    replaced. The client reads the current state again and subscribes without a position."""
+
+    code = "POSITION_EXPIRED"
+
+
+class FellBehind(GatewayError):
+    code = "FELL_BEHIND"
+
+
+class PersistedQueryNotFound(GatewayError):
+    code = "PERSISTED_QUERY_NOT_FOUND"
+
+
+class PersistedQueryNotSupported(GatewayError):
+    code = "PERSISTED_QUERY_NOT_SUPPORTED"
+
+
+class PersistedQueryRequired(GatewayError):
+    code = "PERSISTED_QUERY_REQUIRED"

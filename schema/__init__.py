@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gateway.graph import build
+from gateway.surface.graph import build
 from schema.demo import DEMO
 from schema.model import MODEL, TENANCY
 

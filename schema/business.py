@@ -29,8 +29,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from decimal import Decimal
 
-from gateway.declaration import Declaration
-from gateway.model import Attribute, Collection, Copy, Entity, Index, Item, KeyShape, Link, Model
+from gateway import Attribute, Collection, Copy, Declaration, Entity, Index, Item, KeyShape, Link, Model
 
 TABLE = Index(None, "id", "type")
 BY_BUSINESS = Index("businessIdGsi", "businessId", "type")

@@ -6,8 +6,7 @@ import random
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
-from gateway.declaration import Declaration
-from gateway.model import Item
+from gateway import Declaration, Item
 from schema.model import COURSE, ENROLLMENT, MODEL, ORGANIZATION, PROJECT, STUDENT, TENANCY, TICKET, USER, WORKSPACE
 
 _STATUSES = ("active", "paused", "archived")

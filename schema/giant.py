@@ -18,8 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gateway.declaration import Declaration
-from gateway.model import Attribute, Collection, Entity, Index, Item, KeyShape, Model
+from gateway import Attribute, Collection, Declaration, Entity, Index, Item, KeyShape, Model
 
 SHARDS = 8
 STATUSES = {"active": "Being worked on.", "paused": "On hold.", "archived": "Finished or abandoned."}

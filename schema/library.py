@@ -23,8 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gateway.declaration import Declaration
-from gateway.model import Attribute, Collection, Copy, Entity, Index, Item, KeyShape, Link, Model, Shape
+from gateway import Attribute, Collection, Copy, Declaration, Entity, Index, Item, KeyShape, Link, Model, Shape
 
 ADDRESS = Shape(
     "PostalAddress",

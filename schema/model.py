@@ -25,10 +25,9 @@ digest of the caller and the token, so tokens of different callers never meet.
 
 from __future__ import annotations
 
+from gateway import Attribute, Collection, Entity, Index, KeyShape, Link, Model, Tenancy
 from gateway.config import DEFAULT_TABLE
-from gateway.declaration import token_entity, write_model
-from gateway.guard import Tenancy
-from gateway.model import Attribute, Collection, Entity, Index, KeyShape, Link, Model
+from gateway.design.declaration import token_entity, write_model
 
 TABLE = Index(None, "PK", "SK")
 GSI1 = Index("GSI1", "GSI1PK", "GSI1SK")

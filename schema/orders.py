@@ -15,8 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from decimal import Decimal
 
-from gateway.declaration import Declaration
-from gateway.model import Attribute, Collection, Entity, Index, Item, KeyShape, Link, Model
+from gateway import Attribute, Collection, Declaration, Entity, Index, Item, KeyShape, Link, Model
 
 ORDER = Entity(
     "Order",

@@ -15,11 +15,11 @@ import httpx
 import pytest
 import uvicorn
 
-from gateway.app import ACCOUNTING_HEADER, create_app
 from gateway.config import Settings
-from gateway.declaration import Declaration
-from gateway.local import DynamoDBLocal
-from gateway.store import Store
+from gateway.design.declaration import Declaration
+from gateway.dynamo.store import Store
+from gateway.server.app import ACCOUNTING_HEADER, create_app
+from gateway.server.local import DynamoDBLocal
 from tests.contract import create_table, load_contract_data
 
 

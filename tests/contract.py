@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gateway.store import table_definition
+from gateway.dynamo.store import table_definition
 from schema.model import MODEL
 
 PROJECTS = 30  # in ws-main and ws-big

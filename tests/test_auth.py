@@ -15,10 +15,10 @@ import jwt
 import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from gateway.app import create_app
-from gateway.auth import digest
-from gateway.cli import main
 from gateway.config import Settings
+from gateway.server.app import create_app
+from gateway.server.auth import digest
+from gateway.server.cli import main
 from tests.conftest import Gateway
 from tests.identity import AUDIENCE, SECRET, Issuer
 

@@ -23,8 +23,8 @@ from benchmarks.client import Client, HttpError
 from benchmarks.latency import LatencyProxy
 from benchmarks.operations import OPERATIONS
 from benchmarks.run import FLOOR, GATEWAY, PEER, Config, run, workers_name
-from gateway.accounting import Ledger
 from gateway.config import Settings
+from gateway.dynamo.accounting import Ledger
 from tests.conftest import Gateway
 
 

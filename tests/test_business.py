@@ -10,9 +10,9 @@ from typing import Any
 import boto3
 import pytest
 
-from gateway.model import Entity, Index, KeyShape, Model
-from gateway.store import table_definition
-from gateway.writes import with_counters
+from gateway.design.model import Entity, Index, KeyShape, Model
+from gateway.dynamo.store import table_definition
+from gateway.writes.building import with_counters
 from schema.business import BUSINESS, CUSTOMERS, MANAGES, STORES, TAGS, orders
 from tests.conftest import Gateway
 from tests.test_library import mutate

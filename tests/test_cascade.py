@@ -9,11 +9,11 @@ from typing import Any
 import boto3
 import pytest
 
-from gateway.accounting import Ledger
+from gateway.design.model import Item
+from gateway.dynamo.accounting import Ledger
+from gateway.dynamo.requests import WriteOp
+from gateway.dynamo.store import Store
 from gateway.errors import Unavailable
-from gateway.model import Item
-from gateway.store import Store
-from gateway.writes import WriteOp
 from tests.conftest import Gateway
 from tests.contract import create_table
 

@@ -17,8 +17,8 @@ from typing import Any
 import httpx
 import pytest
 
-from gateway.cli import EXIT_NO_TABLE, EXIT_PORT_IN_USE, EXIT_UNREACHABLE, EXIT_USAGE, main
 from gateway.config import describe
+from gateway.server.cli import EXIT_NO_TABLE, EXIT_PORT_IN_USE, EXIT_UNREACHABLE, EXIT_USAGE, main
 
 ROOT = Path(__file__).parent.parent
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from gateway.cli import main
+from gateway.server.cli import main
 from tests.conftest import Gateway
 from tests.contract import PROJECTS, project_id
 

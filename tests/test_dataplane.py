@@ -23,11 +23,11 @@ from botocore.retries.standard import ExponentialBackoff, RetryContext
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gateway.accounting import Ledger
 from gateway.config import Settings
-from gateway.dataplane import DataPlane, Signer, _backoff
-from gateway.store import Store
-from gateway.writes import Refused, Target, WriteOp
+from gateway.dynamo.accounting import Ledger
+from gateway.dynamo.dataplane import DataPlane, Signer, _backoff
+from gateway.dynamo.requests import Refused, Target, WriteOp
+from gateway.dynamo.store import Store
 from schema.model import MODEL
 from tests.contract import create_table
 from tests.faults import FaultProxy, Rule
@@ -442,7 +442,7 @@ async def test_aws_endpoints_resolve_as_the_client_resolves_them() -> None:
 def test_the_backoff_is_the_standard_modes(attempt: int, draw: float) -> None:
     context = RetryContext(attempt_number=attempt)
     expected = ExponentialBackoff(random=lambda: draw).delay_amount(context)
-    with mock.patch("gateway.dataplane.random.random", return_value=draw):
+    with mock.patch("gateway.dynamo.dataplane.random.random", return_value=draw):
         assert _backoff(attempt) == expected
 
 
@@ -488,7 +488,7 @@ async def test_every_attempt_failing_is_the_same_error_after_the_same_attempts(
     proxy: FaultProxy, table: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # No waiting between attempts on the lean path: the backoff has its own test above.
-    monkeypatch.setattr("gateway.dataplane._backoff", lambda attempt: 0.0)
+    monkeypatch.setattr("gateway.dynamo.dataplane._backoff", lambda attempt: 0.0)
     errors = []
     for plane in PLANES:
         proxy.set_rules([Rule("throttle")])

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import strawberry
 
-from gateway.graph import build
+from gateway.surface.graph import build
 from schema.demo import DEMO
 from schema.model import WORKSPACE
 from tests.conftest import Gateway

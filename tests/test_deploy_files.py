@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
-from gateway.local import NPM_PACKAGE, NPM_VERSION
+from gateway.server.local import NPM_PACKAGE, NPM_VERSION
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = ["scripts/setup", "scripts/run", "scripts/test", ".ci/run"]

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from gateway import graph
+from gateway.surface import builder
 from tests.conftest import Gateway
 from tests.contract import COURSES, course_id, student_id
 from tests.test_canonical_operations import dynamodb
@@ -61,13 +61,13 @@ def test_nodes_the_connection_did_not_see_coming_are_still_read_in_one_batch(
     """Should a connection miss that its nodes are selected, each edge reads its node: the same answer, and the
     walk that read ahead still makes it one batch."""
     seen: list[bool] = []
-    real = graph._selects_nodes
+    real = builder._selects_nodes
 
     def blind(info: Any) -> bool:
         seen.append(real(info))
         return False
 
-    monkeypatch.setattr(graph, "_selects_nodes", blind)
+    monkeypatch.setattr(builder, "_selects_nodes", blind)
     body = gateway.query(
         f'{{ student(studentId: "{student_id(1)}") {{ courses(first: 10)'
         " { nodes { courseId } edges { node { courseId } } } } }"

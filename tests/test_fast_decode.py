@@ -1,4 +1,4 @@
-"""The gateway answers the same whether ``gateway.wire`` or botocore's own parser decodes DynamoDB's responses."""
+"""The gateway answers the same whether ``dynamo.wire`` or botocore's own parser decodes DynamoDB's responses."""
 
 from __future__ import annotations
 

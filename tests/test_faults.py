@@ -282,7 +282,7 @@ def test_dynamodb_failing_every_attempt_is_unavailable_and_a_warning(
     # Every call is the first attempt and the four retries the store configures (retries={"max_attempts": 4}).
     attempts = sent(faults, start, operation)
     assert set(attempts) == {("error_before", None)} and len(attempts) % 5 == 0
-    warned = [r for r in caplog.records if r.name == "gateway.store" and r.levelno == logging.WARNING]
+    warned = [r for r in caplog.records if r.name == "gateway.dynamo.client" and r.levelno == logging.WARNING]
     assert warned and code in warned[0].getMessage()
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
 

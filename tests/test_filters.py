@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from gateway.plan import filter_limits
+from gateway.execution.queries import filter_limits
 from tests.conftest import Gateway
 from tests.contract import create_table
 

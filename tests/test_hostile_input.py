@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
-from gateway.auth import digest
+from gateway.server.auth import digest
 from tests.conftest import Gateway
 
 GR = "application/graphql-response+json"

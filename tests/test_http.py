@@ -9,7 +9,7 @@ import pytest
 import strawberry
 
 from gateway.errors import BadUserInput
-from gateway.extensions import Accounting, ErrorPolicy, GatewaySchema
+from gateway.surface.extensions import Accounting, ErrorPolicy, GatewaySchema
 from tests.conftest import Gateway
 
 

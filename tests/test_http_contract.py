@@ -12,9 +12,10 @@ from typing import Any
 import httpx
 import pytest
 
-from gateway.auth import digest
 from gateway.config import Settings
-from gateway.documents import Documents, PersistedQueryNotFound, PersistedQueryNotSupported, sha256
+from gateway.errors import PersistedQueryNotFound, PersistedQueryNotSupported
+from gateway.server.auth import digest
+from gateway.server.documents import Documents, sha256
 from tests.conftest import Gateway
 
 GR = "application/graphql-response+json"

@@ -13,13 +13,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gateway.accounting import Ledger
-from gateway.app import EXPLAIN_HEADER
+from gateway.design.model import Attribute, Collection, Copy, Entity, Index, Item, KeyShape, Model, Shape
+from gateway.dynamo.accounting import Ledger
+from gateway.dynamo.requests import MAX_ITEM_BYTES, WriteOp
+from gateway.dynamo.store import Store, table_definition
 from gateway.errors import Unavailable
-from gateway.model import Attribute, Collection, Copy, Entity, Index, Item, KeyShape, Model, Shape
-from gateway.nested import MAX_ITEM_BYTES, item_size
-from gateway.store import Store, table_definition
-from gateway.writes import WriteOp, with_counters
+from gateway.server.app import EXPLAIN_HEADER
+from gateway.writes.building import with_counters
+from gateway.writes.inputs import item_size
 from schema.library import LIBRARY
 from tests.conftest import Gateway
 

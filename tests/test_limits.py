@@ -11,9 +11,10 @@ import httpx
 import pytest
 from graphql import GraphQLObjectType, parse
 
-from gateway import ids as global_ids
-from gateway.app import EXPLAIN_HEADER
-from gateway.limits import MAX_VISITS, Budget, CostLimit, Planner
+from gateway.design import global_ids
+from gateway.errors import CostLimit
+from gateway.execution.cost import MAX_VISITS, Budget, Planner
+from gateway.server.app import EXPLAIN_HEADER
 from schema import SCHEMA
 from schema.model import MODEL, ORGANIZATION, STUDENT
 from tests.conftest import Gateway

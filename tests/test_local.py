@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from gateway.local import ENGINE_DIR_ENV, DynamoDBLocal, LocalEngineError, find_engine, find_java
+from gateway.server.local import ENGINE_DIR_ENV, DynamoDBLocal, LocalEngineError, find_engine, find_java
 
 _AUTHORIZATION = (
     "AWS4-HMAC-SHA256 Credential=local/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0"

@@ -6,12 +6,12 @@ import asyncio
 
 import pytest
 
-from gateway.accounting import Ledger, reached
-from gateway.cursor import CursorCodec
+from gateway.design.keys import KeyTemplate, validate_id
+from gateway.design.model import Collection, Entity, Index, KeyShape, Link, Model, attribute_values
+from gateway.dynamo.accounting import Ledger, reached
 from gateway.errors import BadUserInput
-from gateway.keys import KeyTemplate, validate_id
-from gateway.model import Collection, Entity, Index, KeyShape, Link, Model, attribute_values
-from gateway.plan import binding, members_query
+from gateway.execution.cursors import CursorCodec
+from gateway.execution.queries import binding, members_query
 from schema.model import (
     COURSE,
     COURSE_STUDENTS,

@@ -14,9 +14,9 @@ from typing import Any
 import boto3
 import pytest
 
-from gateway.auth import digest
-from gateway.cli import main
-from gateway.store import table_definition
+from gateway.dynamo.store import table_definition
+from gateway.server.auth import digest
+from gateway.server.cli import main
 from schema.orders import ORDERS
 from tests.conftest import Gateway
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from gateway.cursor import CursorCodec
 from gateway.errors import BadUserInput
+from gateway.execution.cursors import CursorCodec
 from tests.conftest import Gateway
 from tests.contract import COURSES, PROJECTS, STUDENTS, USERS, course_id, project_id, student_id, tickets_of, username
 

@@ -16,10 +16,9 @@ from typing import Any
 import boto3
 import pytest
 
-from gateway.declaration import Declaration
-from gateway.graph import build
-from gateway.model import Attribute, Collection, Entity, Index, KeyShape, Link, Model
-from gateway.store import table_definition
+from gateway import Attribute, Collection, Declaration, Entity, Index, KeyShape, Link, Model
+from gateway.dynamo.store import table_definition
+from gateway.surface.graph import build
 from tests.conftest import Gateway
 from tests.test_library import mutate
 

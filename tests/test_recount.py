@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
-from gateway.accounting import Ledger
-from gateway.cli import main
 from gateway.config import Settings
-from gateway.maintenance import recount
-from gateway.model import Item
-from gateway.store import Store
-from gateway.writes import WriteOp
+from gateway.design.model import Item
+from gateway.dynamo.accounting import Ledger
+from gateway.dynamo.requests import WriteOp
+from gateway.dynamo.store import Store
+from gateway.server.cli import main
+from gateway.writes.recount import recount
 from schema.model import MODEL, WRITES
 from tests.conftest import Gateway
 from tests.contract import (

@@ -11,9 +11,9 @@ import pytest
 import strawberry
 import strawberry.schema.schema as strawberry_schema
 
-from gateway.app import EXPLAIN_HEADER
-from gateway.extensions import Accounting, ErrorPolicy, GatewaySchema, Limits
-from gateway.store import Store
+from gateway.dynamo.store import Store
+from gateway.server.app import EXPLAIN_HEADER
+from gateway.surface.extensions import Accounting, ErrorPolicy, GatewaySchema, Limits
 from tests.conftest import Gateway
 from tests.contract import student_id
 from tests.identity import Issuer

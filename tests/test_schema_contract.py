@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from graphql import introspection_from_schema
 
-from gateway.declaration import Declaration
-from gateway.graph import build, fragment_matcher, possible_types
-from gateway.model import Attribute, Entity, Index, KeyShape, Model
+from gateway.design.declaration import Declaration
+from gateway.design.model import Attribute, Entity, Index, KeyShape, Model
+from gateway.surface.graph import build, fragment_matcher, possible_types
 from schema import SCHEMA
 from schema.orders import ORDERS
 from tests.conftest import Gateway
@@ -243,7 +243,7 @@ def test_stored_values_outside_the_declaration_are_served_as_null(
     # Written by another tool: a date in another format and a kind the declaration does not know.
     item = {"PK": {"S": "EVENT#x"}, "SK": {"S": "EVENT"}, "on": {"S": "01/09/2026"}, "kind": {"S": "party"}}
     dynamodb.put_item(TableName=fresh_table, Item=item)
-    with caplog.at_level(logging.WARNING, logger="gateway.model"):
+    with caplog.at_level(logging.WARNING, logger="gateway.design.model"):
         body = events.query('{ event(eventId: "x") { on kind } }')
     assert body == {"data": {"event": {"on": None, "kind": None}}, "extensions": body["extensions"]}
     assert any("outside its enum" in record.message for record in caplog.records)

@@ -19,10 +19,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from benchmarks.sharding import compare
-from gateway.declaration import Declaration
-from gateway.keys import KeyTemplate, shard_of
-from gateway.model import Collection, Index, KeyShape, Model
-from gateway.store import table_definition
+from gateway.design.declaration import Declaration
+from gateway.design.keys import KeyTemplate, shard_of
+from gateway.design.model import Collection, Index, KeyShape, Model
+from gateway.dynamo.store import table_definition
 from schema.giant import GIANT, SHARDS, design
 from tests.conftest import Gateway
 

@@ -14,9 +14,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gateway import streams
 from gateway.config import Settings
+from gateway.dynamo import streams
 from gateway.errors import BadUserInput
+from gateway.live.relay import Relay, cancelled, replay_starts
 from schema.model import MODEL
 
 LEASE = 1.5
@@ -24,7 +25,8 @@ LEASE = 1.5
 HOLDER = """
 import asyncio, sys
 from gateway.config import Settings
-from gateway.streams import Relay, StreamClient
+from gateway.dynamo.streams import StreamClient
+from gateway.live.relay import Relay
 from schema.model import MODEL
 
 async def main():
@@ -46,18 +48,18 @@ def streamed(fresh_table: str) -> str:
 @asynccontextmanager
 async def relay_on(
     endpoint: str, table: str, publish: streams.Publish = lambda record: None, **options: Any
-) -> AsyncIterator[tuple[streams.StreamClient, streams.Relay]]:
+) -> AsyncIterator[tuple[streams.StreamClient, Relay]]:
     """A relay of this process on ``table``'s stream, running until the block ends."""
     settings = Settings(endpoint_url=endpoint, table=table, cursor_secret="x", auth_open=True)
     async with streams.StreamClient.open(settings, MODEL) as client:
         arn = await client.stream_arn()
         assert arn is not None
-        relay = streams.Relay(client, arn, publish, **options)
+        relay = Relay(client, arn, publish, **options)
         running = asyncio.create_task(relay.run())
         try:
             yield client, relay
         finally:
-            await streams.cancelled(running)
+            await cancelled(running)
 
 
 def put(dynamodb: Any, table: str, ws: str) -> None:
@@ -172,7 +174,7 @@ def test_a_replay_reads_every_shard_a_change_may_still_come_from_parents_first(
     held = data.draw(st.sets(st.sampled_from(sorted(by_id))), label="shards with a place")
     held = {name for name in held if not any(ancestor in held for ancestor in ancestors(name))} or held
     at = streams.Position({name: "1" for name in held}, 0)
-    starts = streams.replay_starts(shards, at)
+    starts = replay_starts(shards, at)
     for name, one in by_id.items():
         below_a_place = any(ancestor in held for ancestor in ancestors(name))
         above_a_place = any(name in ancestors(other) for other in held)

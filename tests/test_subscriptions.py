@@ -25,9 +25,10 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from benchmarks import servers
-from gateway import ids as global_ids
-from gateway import streams
-from gateway.feed import WATCH_LIMIT, Change, Feed, FellBehind, Watch
+from gateway.design import global_ids
+from gateway.dynamo import streams
+from gateway.errors import FellBehind
+from gateway.live.fanout import WATCH_LIMIT, Change, Feed, Watch
 from schema.model import TICKET, WORKSPACE
 from tests.conftest import Gateway
 from tests.identity import Issuer

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from gateway import writes
-from gateway.auth import OPEN, Principal
+from gateway.design.tenancy import Tenancy
 from gateway.errors import Forbidden
-from gateway.guard import Guard, Tenancy
+from gateway.execution.guard import OPEN, Guard, Principal
+from gateway.writes import building
 from schema.model import MODEL, TENANCY, TICKET, USER
 from tests.conftest import Gateway
 from tests.contract import tickets_of
@@ -332,7 +332,7 @@ def test_a_client_token_is_the_callers_own(
 
     # One record per caller, keyed by a digest: the token itself is in no key.
     for caller, token in [("alice", "shared-token"), ("bob", "shared-token"), ("root", "same-token")]:
-        key = {"PK": {"S": f"TOKEN#{writes.token_key(caller, token)}"}, "SK": {"S": "TOKEN"}}
+        key = {"PK": {"S": f"TOKEN#{building.token_key(caller, token)}"}, "SK": {"S": "TOKEN"}}
         assert "Item" in dynamodb.get_item(TableName=fresh_module_table, Key=key, ConsistentRead=True)
     for token in ("shared-token", "same-token"):
         key = {"PK": {"S": f"TOKEN#{token}"}, "SK": {"S": "TOKEN"}}

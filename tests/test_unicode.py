@@ -13,9 +13,9 @@ import pytest
 import strawberry
 
 from gateway.config import Settings
-from gateway.documents import Documents
-from gateway.extensions import Accounting, ErrorPolicy, GatewaySchema
-from gateway.wire import Unreadable, checked, is_text, tolerant_decode_item
+from gateway.dynamo.wire import Unreadable, checked, is_text, tolerant_decode_item
+from gateway.server.documents import Documents
+from gateway.surface.extensions import Accounting, ErrorPolicy, GatewaySchema
 from tests.conftest import Gateway
 
 LONE = "x\ud800y"
@@ -83,7 +83,7 @@ PAGE = (
 def test_a_stored_title_that_is_not_unicode_is_an_error_at_that_title_and_the_page_stays_whole(
     gateway_factory: Callable[..., Gateway], workspace: str, fast: bool, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.WARNING, logger="gateway.loaders")
+    caplog.set_level(logging.WARNING, logger="gateway.execution.reader")
     with gateway_factory(workspace, fast_decode=fast) as gateway:
         response = post(gateway, {"query": PAGE}, **{"X-Request-Id": "req-unicode"})
     assert response.status_code == 200
@@ -155,7 +155,7 @@ def bad_key(dynamodb: Any, fresh_table: str) -> str:
 def test_an_item_whose_key_is_not_unicode_is_of_unknown_shape_and_pages_read_past_it(
     gateway_factory: Callable[..., Gateway], bad_key: str, fast: bool, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.WARNING, logger="gateway.loaders")
+    caplog.set_level(logging.WARNING, logger="gateway.execution.reader")
     query = (
         'query($after: String) { workspace(workspaceId: "ws-1") { projects(first: 1, after: $after) {'
         " nodes { projectId } pageInfo { hasNextPage endCursor } } } }"
@@ -226,7 +226,7 @@ def echo(gateway_factory: Callable[..., Gateway], contract_table: str) -> Iterat
 def test_an_answer_that_holds_such_text_anyway_is_sent_with_replacement_characters_not_a_500(
     echo: Gateway, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.ERROR, logger="gateway.http")
+    caplog.set_level(logging.ERROR, logger="gateway.server.http")
     response = post(echo, {"query": "{ text }"})
     assert response.status_code == 200
     assert response.json() == {"data": {"text": "x\ufffdy"}}

@@ -23,7 +23,7 @@ from botocore.session import Session
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gateway.wire import decode_item, install_fast_reads
+from gateway.dynamo.wire import decode_item, install_fast_reads
 
 _PARTITION = "WIRE#1"
 _serializer = TypeSerializer()

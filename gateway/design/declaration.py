@@ -1,0 +1,123 @@
+"""A declared single-table design: the key design, its tenants, and optionally demo data — all tablegraph serves.
+
+``tablegraph serve --model pkg.module:attr`` loads one; the GraphQL schema, the plans and the writes are derived
+from it, so serving another table needs no change to the engine.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import Any
+
+from gateway.design.model import Attribute, Collection, Entity, Item, KeyShape, Model
+from gateway.design.tenancy import Tenancy
+
+TOKEN_ENTITY = "MutationToken"
+EXPIRES_ATTRIBUTE = "expiresAt"
+
+
+def token_entity() -> Entity:
+    """The gateway's record of a mutation applied with a client token, kept for a day (time to live).
+
+    Its id is not the token but a digest of the caller and the token (``writes.token_key``): tokens are the
+    caller's own, and two callers sending the same one never meet.
+    """
+    return Entity(
+        TOKEN_ENTITY,
+        {None: KeyShape.of("TOKEN#{tokenKey}", "TOKEN")},
+        {"fingerprint": "S", "result": "M", EXPIRES_ATTRIBUTE: Attribute("N", writable=False)},
+        internal=True,
+    )
+
+
+@dataclass(frozen=True)
+class Counted:
+    """A counter attribute on ``collection``'s parent that holds the exact number of its members."""
+
+    collection: Collection
+    attribute: str
+
+
+@dataclass(frozen=True)
+class WriteModel:
+    """What the write path needs beyond the key design: the counters, and the item kind of idempotency records."""
+
+    model: Model
+    counted: tuple[Counted, ...]
+    token: Entity
+
+    def __post_init__(self) -> None:
+        for counted in self.counted:
+            if counted.collection not in self.model.collections:
+                raise ValueError(f"{counted.collection.name}: not a collection of the model")
+        parents = [(c.collection.parent.name, c.attribute) for c in self.counted]
+        if len(set(parents)) != len(parents):
+            raise ValueError("a counter attribute is declared twice on one entity")
+
+    def parents_of(self, entity: Entity) -> list[Counted]:
+        """The counters that count ``entity``: one per collection it is a member of."""
+        return [c for c in self.counted if c.collection.member is entity]
+
+    def children_of(self, entity: Entity) -> list[Counted]:
+        """The counters ``entity`` carries: one per collection it is the parent of."""
+        return [c for c in self.counted if c.collection.parent is entity]
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """One table's design. The model gains the gateway's token records if it does not declare them itself."""
+
+    model: Model
+    tenancy: Tenancy = field(default_factory=lambda: Tenancy({}))
+    seed: Callable[[], Iterable[Item]] | None = None
+    """Demo data, written as any client would write it: ``tablegraph seed`` and ``serve --demo`` load it."""
+    fields: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    """Hand-written fields for special cases, by type name (an entity's, or ``Query``): ``strawberry.field`` fields
+    with a resolver. They receive the entity's object (its ids in ``_ids``) and read through
+    ``info.context.reader``; the look-ahead does not see into them."""
+
+    def __post_init__(self) -> None:
+        if not any(entity.name == TOKEN_ENTITY for entity in self.model.entities):
+            model = replace(
+                self.model,
+                entities=(*self.model.entities, token_entity()),
+                expires_attribute=self.model.expires_attribute or EXPIRES_ATTRIBUTE,
+            )
+            object.__setattr__(self, "model", model)
+        self.tenancy.validate(self.model)
+
+    @cached_property
+    def token(self) -> Entity:
+        return next(entity for entity in self.model.entities if entity.name == TOKEN_ENTITY)
+
+    @cached_property
+    def writes(self) -> WriteModel:
+        return write_model(self.model)
+
+    def entity(self, name: str) -> Entity:
+        return next(entity for entity in self.model.entities if entity.name == name)
+
+
+def write_model(model: Model) -> WriteModel:
+    """What the write path keeps for ``model``: the counters its collections declare, and the token records."""
+    counted = tuple(Counted(c, c.counter) for c in model.collections if c.counter is not None)
+    token = next(entity for entity in model.entities if entity.name == TOKEN_ENTITY)
+    return WriteModel(model, counted=counted, token=token)
+
+
+def load(spec: str) -> Declaration:
+    """The declaration named ``pkg.module:attr``; ValueError with a plain message when there is none."""
+    module_name, _, attribute = spec.partition(":")
+    if not module_name or not attribute:
+        raise ValueError(f"--model takes pkg.module:attr, not {spec!r}")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        raise ValueError(f"cannot import {module_name!r}: {error}") from None
+    found = getattr(module, attribute, None)
+    if not isinstance(found, Declaration):
+        raise ValueError(f"{spec} is not a tablegraph Declaration")
+    return found

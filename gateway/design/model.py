@@ -1,0 +1,1026 @@
+"""The single-table model as data: table, indexes, entities with key templates, and their relations.
+
+A model is validated when it is built, so a key design that would need a Scan, or whose item shapes could be
+mistaken for each other, fails at start-up rather than at query time.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import date
+from decimal import Decimal
+from functools import cached_property
+from typing import Any, Literal
+
+from gateway.design import values
+from gateway.design.keys import Ids, KeyTemplate, head, validate_id
+
+log = logging.getLogger(__name__)
+
+Item = dict[str, Any]
+AttributeType = Literal["S", "N", "INT", "BOOL", "L", "M", "DATE", "SS", "NS", "JSON"]
+"""DynamoDB's types, INT: a number stored as N that is served as a GraphQL Int (32-bit, integral), DATE: a
+calendar date stored as S ``YYYY-MM-DD`` that is served as the ``Date`` scalar, SS and NS: string and number sets
+served as lists, and JSON: any value (an open map, a list, ...) served as the ``JSON`` scalar."""
+
+_ENUM_VALUE = re.compile(r"[_A-Za-z][_0-9A-Za-z]*")
+
+_INT_RANGE = range(-(2**31), 2**31)
+MAX_TEXT = 1000
+"""The longest text attribute a write may set, unless the attribute declares its own bound."""
+MAX_ITEMS = 100
+"""The most elements a list attribute may hold after a write, unless the attribute declares its own bound."""
+SCALAR_TYPES: tuple[AttributeType, ...] = ("S", "N", "INT", "BOOL", "DATE")
+_SET_ELEMENTS: dict[AttributeType, AttributeType] = {"SS": "S", "NS": "N"}
+
+
+@dataclass(frozen=True)
+class Attribute:
+    """A plain attribute of an entity and its GraphQL surface: one field of the object type, one of its inputs.
+
+    ``required``: a create must give it and an update may not remove it. ``default``: what a create stores when
+    the input leaves it out. ``from_id``: a stored copy of an id field, written by creates and never an input.
+    ``on_create`` ``"today"``: the UTC date of the create. ``writable`` False: kept by the gateway (counters).
+    ``minimum``/``maximum`` bound an INT; ``max_length`` bounds a text. ``text``: an N or INT stored as a string
+    (``"Price": "100"``), served as a number and written back as text. ``enum``: the closed set of values an S
+    attribute holds (a tuple, or a mapping of each value to its description), served as a GraphQL enum named after
+    the entity and the attribute (``ProjectStatus``) whose values are the stored strings themselves, so clients
+    send and receive what is stored; inputs outside the set are refused.
+
+    Complex attributes: an M with a ``shape`` is a typed map, served as an object type of that shape; an L is a list
+    of maps of ``shape``, or of scalars of type ``element``, of at most ``max_items`` elements. Both are served from
+    the item itself, with no read of their own; an M or L without either has no GraphQL surface.
+
+    What is served is what is stored: a stored value that is absent, of another type, outside the enum or not a
+    date is served as null (and logged), never refused. So every attribute field is nullable in GraphQL, ``required``
+    ones too: ``required`` binds the gateway's own writes, not the items other tools wrote to the same table, and a
+    non-null field holding null would null its whole parent object.
+    """
+
+    type: AttributeType
+    description: str | None = None
+    required: bool = False
+    default: Any = None
+    writable: bool = True
+    from_id: str | None = None
+    on_create: Literal["today"] | None = None
+    minimum: int | None = None
+    maximum: int | None = None
+    max_length: int = MAX_TEXT
+    enum: tuple[str, ...] | Mapping[str, str] | None = None
+    shape: Shape | None = None
+    element: AttributeType | None = None
+    max_items: int = MAX_ITEMS
+    text: bool = False
+
+    def __post_init__(self) -> None:
+        if self.text and self.type not in ("N", "INT"):
+            raise ValueError(f"text= keeps a number as a string; {self.type} is no number")
+        if self.shape is not None and self.type not in ("M", "L"):
+            raise ValueError(f"a shape describes an M or an L, not {self.type}")
+        if self.element is not None and (self.type != "L" or self.element not in SCALAR_TYPES):
+            raise ValueError(f"element is the scalar type of an L's elements, not of {self.type}")
+        if self.type == "L" and self.shape is not None and self.element is not None:
+            raise ValueError("a list holds maps of a shape or scalars of an element type, not both")
+        if self.enum is None:
+            return
+        if self.type != "S":
+            raise ValueError(f"an enum is stored as S, not {self.type}")
+        values = tuple(self.enum)
+        if not values or len(set(values)) != len(values):
+            raise ValueError(f"an enum has distinct values: {values!r}")
+        for value in values:
+            if not _ENUM_VALUE.fullmatch(value) or value in ("true", "false", "null"):
+                raise ValueError(f"{value!r} cannot be a GraphQL enum value")
+        if self.default is not None and self.default not in values:
+            raise ValueError(f"the default {self.default!r} is not one of {values!r}")
+
+    @cached_property
+    def choices(self) -> dict[str, str | None]:
+        """The enum's values with their descriptions (None where the declaration gives none); empty: no enum."""
+        if self.enum is None:
+            return {}
+        if isinstance(self.enum, Mapping):
+            return dict(self.enum)
+        return dict.fromkeys(self.enum)
+
+    @property
+    def is_input(self) -> bool:
+        return self.writable and self.from_id is None and self.on_create is None
+
+    @cached_property
+    def each(self) -> Attribute | None:
+        """What each element of a typed list is; None for any other attribute."""
+        if self.type in _SET_ELEMENTS:
+            return Attribute(_SET_ELEMENTS[self.type])
+        if self.type != "L":
+            return None
+        if self.shape is not None:
+            return Attribute("M", shape=self.shape)
+        return None if self.element is None else Attribute(self.element)
+
+    @property
+    def is_typed(self) -> bool:
+        """Whether GraphQL serves it: a scalar, a map of a shape, or a list of either."""
+        return (
+            self.type in (*SCALAR_TYPES, *_SET_ELEMENTS, "JSON") or self.shape is not None or self.element is not None
+        )
+
+
+@dataclass(frozen=True, eq=False)
+class Shape:
+    """The fields of a typed map (M): an object type named ``name`` in GraphQL, and ``<name>Input`` for writes.
+
+    Fields are declared like an entity's attributes, and may be complex themselves. Shapes are compared by
+    identity: one shape used by several attributes is one GraphQL type.
+    """
+
+    name: str
+    fields: Mapping[str, AttributeType | Attribute]
+    description: str | None = None
+
+    def __post_init__(self) -> None:
+        declared = {
+            name: spec if isinstance(spec, Attribute) else Attribute(spec) for name, spec in self.fields.items()
+        }
+        for name, spec in declared.items():
+            if not spec.is_typed or not spec.is_input:
+                raise ValueError(f"{self.name}.{name}: a shape's fields are typed values a write gives")
+        object.__setattr__(self, "fields", declared)
+
+    @property
+    def declared(self) -> Mapping[str, Attribute]:
+        return self.fields  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class Index:
+    """The table's primary key (``name`` None) or a global secondary index with projection ALL."""
+
+    name: str | None
+    pk: str
+    sk: str
+
+
+@dataclass(frozen=True)
+class KeyShape:
+    """An entity's key templates in one index.
+
+    ``sparse``: an item is in this index only when it carries the index's keys (a sparse GSI); one without them is
+    still the entity, in the table and its other indexes. Ids that only a sparse shape holds are optional.
+    """
+
+    pk: KeyTemplate
+    sk: KeyTemplate
+    sparse: bool = False
+
+    @classmethod
+    def of(cls, pk: str, sk: str, sparse: bool = False, separator: str = "#") -> KeyShape:
+        """``separator``: a character the ids of both templates may not hold, besides ``#`` (``ORDER|{orderId}``)."""
+        return cls(KeyTemplate(pk, separator), KeyTemplate(sk, separator), sparse)
+
+    @property
+    def fields(self) -> set[str]:
+        return {*self.pk.fields, *self.sk.fields}
+
+
+@dataclass(frozen=True, eq=False)
+class Entity:
+    """An item type: its key templates per index (``None`` is the table) and its plain attributes.
+
+    Attributes are declared by type (``"S"``) or as an :class:`Attribute` with their GraphQL surface. ``mint``
+    names the id field a create mints (time-ordered); ``verbs`` renames the derived mutations (``create``,
+    ``update``, ``delete``); ``internal`` entities (the gateway's own records) have no GraphQL surface.
+
+    ``discriminator`` (``("EntityType", "customer")``): the attribute every item of the entity holds, and its
+    value. An item is the entity only when its keys have the entity's shape and it holds that value; creates write
+    it. Entities whose key shapes could be mistaken for each other must each declare one, on the same attribute.
+
+    A field of a secondary index's sort key that is a declared attribute (``o#{orderDate}``) is no id: it is an
+    ordinary typed attribute (S, DATE or INT) that creates take and updates change, and an update that changes it
+    moves the item in that index (re-keys it).
+    """
+
+    name: str
+    keys: Mapping[str | None, KeyShape]
+    attributes: Mapping[str, AttributeType | Attribute] = field(default_factory=dict)
+    description: str | None = None
+    mint: str | None = None
+    verbs: Mapping[str, str] = field(default_factory=dict)
+    internal: bool = False
+    discriminator: tuple[str, str] | None = None
+    variants: Mapping[str, tuple[KeyShape, ...]] = field(default_factory=dict)
+    """Other shapes an item may have in a secondary index instead of its ``keys`` one (``#DOC#{docId}`` for an
+    original, ``COPY#{docId}`` for a copy): an item is the entity when its keys there have one of the shapes.
+    Creates write the first shape whose ids they are given; a collection reads one shape (``Collection.shape``)."""
+
+    def __post_init__(self) -> None:
+        if self.discriminator is not None and self.discriminator[0] in self.attributes:
+            raise ValueError(
+                f"{self.name}: the discriminator {self.discriminator[0]!r} is a constant the gateway writes,"
+                " not a declared attribute"
+            )
+        declared = {
+            name: spec if isinstance(spec, Attribute) else Attribute(spec) for name, spec in self.attributes.items()
+        }
+        object.__setattr__(self, "attributes", declared)
+        if self.mint is not None and self.mint not in self.id_fields:
+            raise ValueError(f"{self.name}: the minted id {self.mint!r} is not an id of its table key")
+        for name, spec in declared.items():
+            if spec.from_id is not None and spec.from_id not in self.all_id_fields:
+                raise ValueError(f"{self.name}.{name}: copies {spec.from_id!r}, which is not one of its ids")
+        unknown = set(self.verbs) - {"create", "update", "delete"}
+        if unknown:
+            raise ValueError(f"{self.name}: unknown mutation verbs {sorted(unknown)}")
+        for index, shape in self.keys.items():
+            _validate_key_attributes(self, index, shape)
+        for index, shapes in self.variants.items():
+            if index is None or index not in self.keys:
+                raise ValueError(
+                    f"{self.name}: variants of {index!r}: an item has one table key, and variants are other shapes"
+                    " in a secondary index its keys declare"
+                )
+            for shape in shapes:
+                _validate_key_attributes(self, index, shape)
+
+    # Normalised by __post_init__: every value is an Attribute.
+    @property
+    def declared(self) -> Mapping[str, Attribute]:
+        return self.attributes  # type: ignore[return-value]
+
+    @property
+    def primary(self) -> KeyShape:
+        return self.keys[None]
+
+    # Cached: the guard and the reader ask for them for every item of a request.
+    @cached_property
+    def id_fields(self) -> tuple[str, ...]:
+        """The ids that identify one item: the fields of its table key, in order."""
+        return tuple(dict.fromkeys((*self.primary.pk.fields, *self.primary.sk.fields)))
+
+    def shapes(self, index: str | None) -> tuple[KeyShape, ...]:
+        """The entity's shapes in ``index``: its ``keys`` one, then its variants."""
+        return (self.keys[index], *self.variants.get(index, ())) if index is not None else (self.keys[index],)
+
+    @cached_property
+    def _all_shapes(self) -> tuple[KeyShape, ...]:
+        return (*self.keys.values(), *(shape for shapes in self.variants.values() for shape in shapes))
+
+    @cached_property
+    def all_id_fields(self) -> frozenset[str]:
+        return frozenset().union(*(shape.fields for shape in self._all_shapes)) - self.key_attributes
+
+    @cached_property
+    def key_attributes(self) -> frozenset[str]:
+        """The declared attributes that index sort keys hold (``o#{orderDate}``): values, not ids."""
+        declared = self.declared
+        return frozenset(
+            name
+            for shape in self._all_shapes
+            for name in shape.sk.fields
+            if name in declared and declared[name].from_id is None
+        )
+
+    @cached_property
+    def optional_id_fields(self) -> frozenset[str]:
+        """The ids only sparse index keys, or one of several variants, hold: an item may have none of them."""
+        kept = {
+            name
+            for index, shape in self.keys.items()
+            if not shape.sparse and index not in self.variants
+            for name in shape.fields
+        }
+        return self.all_id_fields - kept
+
+    @cached_property
+    def key_fields(self) -> tuple[str, ...]:
+        """Every id of the entity's own key templates, table key first: its natural key fields in GraphQL."""
+        ordered = [*self.id_fields]
+        for shape in self._all_shapes:
+            ordered += [name for name in (*shape.pk.fields, *shape.sk.fields) if name not in self.key_attributes]
+        return tuple(dict.fromkeys(ordered))
+
+
+@dataclass(frozen=True)
+class Collection:
+    """A to-many relation answered by one Query: the ``member`` items of ``parent`` in ``index``.
+
+    With a ``target``, members are edge items of a many-to-many relation and each edge points at a target item
+    that is read with BatchGetItem.
+    """
+
+    name: str
+    parent: Entity
+    member: Entity
+    index: str | None = None
+    ascending: bool = True
+    target: Entity | None = None
+    counter: str | None = None
+    """The parent's attribute that holds the exact number of members: the connection's ``totalCount``."""
+    description: str | None = None
+    levels: tuple[str, ...] = ()
+    """A composite sort key's hierarchy (``LOC#<state>#<city>#<branchId>``): the ids, in key order, that the
+    connection takes as arguments. The levels given narrow the Query to ``begins_with`` on their prefix; a level is
+    given only with the ones above it."""
+    filters: tuple[str, ...] = ()
+    """Member attributes the connection may be filtered by (its ``where`` argument): plain attributes, not keys."""
+    shape: KeyShape | None = None
+    """Which of the member's shapes in ``index`` the connection lists, when it has variants there: its ``keys``
+    one unless given."""
+    partition: Mapping[str, str] = field(default_factory=dict)
+    """Which id of the parent supplies each id of the members' partition key, by role (``{"owner": "name"}``: a
+    document's ``owner`` is its account's ``name``); ids not named are the parent's ids of the same name."""
+    ids: Mapping[str, str] = field(default_factory=dict)
+    """Which id of an edge item supplies each id of the target, by role (``{"name": "followee"}``: the target's
+    ``name`` is the edge's ``followee``); ids not named are taken from the edge's id of the same name."""
+
+    def __post_init__(self) -> None:
+        for name in self.filters:
+            if name not in self.member.attributes:
+                raise ValueError(f"{self.name}: {name} is not an attribute of {self.member.name}")
+
+    @property
+    def field(self) -> str:
+        """The GraphQL field on the parent's type: the part of ``name`` after the dot."""
+        return self.name.partition(".")[2]
+
+    def member_ids(self, parent_ids: Ids) -> Ids:
+        """The parent's ids, and under the names the members' keys give them (``owner`` for an account's
+        ``name``): what the members' partition and sort-key prefix are formatted from."""
+        if not self.partition:
+            return parent_ids
+        return {
+            **parent_ids,
+            **{mine: parent_ids[theirs] for mine, theirs in self.partition.items() if theirs in parent_ids},
+        }
+
+    def parent_key(self, member_ids: Ids) -> dict[str, str]:
+        """The parent's table key from one member's ids."""
+        back = {theirs: mine for mine, theirs in self.partition.items()}
+        return {name: member_ids[back.get(name, name)] for name in self.parent.id_fields}
+
+    @property
+    def parent_fields(self) -> tuple[str, ...]:
+        """The members' ids that hold the parent's table key."""
+        back = {theirs: mine for mine, theirs in self.partition.items()}
+        return tuple(back.get(name, name) for name in self.parent.id_fields)
+
+    def knows_parent(self, member_ids: Ids) -> bool:
+        return all(name in member_ids for name in self.parent_fields)
+
+    @property
+    def member_shape(self) -> KeyShape:
+        """The members' key shape in ``index``: what the Query's partition and sort-key prefix are made from."""
+        return self.shape if self.shape is not None else self.member.keys[self.index]
+
+    def target_ids(self, ids: Ids) -> dict[str, str]:
+        """The target's table key from an edge item's ids."""
+        assert self.target is not None
+        return {name: ids[self.ids.get(name, name)] for name in self.target.id_fields}
+
+    @property
+    def shards(self) -> int:
+        """How many partitions the members spread over: the shard segment of their partition key in ``index``
+        (``WS#{workspaceId}#{taskId%8}``: 8), 1 for a collection of one partition. A page of a sharded collection
+        is one Query per shard, sent at once and merged in sort order."""
+        return self.member_shape.pk.shards
+
+
+@dataclass(frozen=True)
+class Copy:
+    """Duplicated parent data: each member of ``collection`` holds a copy of the parent's ``source`` attribute in
+    its own ``attribute`` (an author's name on each of its books), so it is served with no read of the parent.
+
+    Creates fill the copy from the parent; a change of the parent's attribute through the gateway rewrites the
+    copies, in bounded batches that resume where an interrupted rewrite stopped.
+    """
+
+    collection: Collection
+    attribute: str
+    source: str
+
+
+@dataclass(frozen=True)
+class Link:
+    """A to-one relation: the target's ids are all among the source's ids, so it is one batched point read.
+
+    ``ids`` says which id of the source supplies each id of the target, by role (``{"name": "owner"}``: the
+    target's ``name`` is the source's ``owner``); ids not named are taken from the source's id of the same name.
+    """
+
+    name: str
+    source: Entity
+    target: Entity
+    description: str | None = None
+    ids: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def field(self) -> str:
+        return self.name.partition(".")[2]
+
+    def target_ids(self, ids: Ids) -> dict[str, str] | None:
+        """The target's table key from the source's ids; None when the source lacks one (a sparse index's)."""
+        mapped = self.ids
+        out = {}
+        for name in self.target.id_fields:
+            value = ids.get(mapped.get(name, name))
+            if value is None:
+                return None
+            out[name] = value
+        return out
+
+
+@dataclass(frozen=True)
+class Root:
+    """A root query field: one entity by its table key (``many``: a list of them by their one id), or, with no
+    entity, any entity by its global id (``node`` and ``nodes``). ``arguments`` pairs argument names with ids."""
+
+    entity: Entity | None
+    many: bool
+    arguments: tuple[tuple[str, str], ...]
+
+
+def lower_camel(name: str) -> str:
+    return name[:1].lower() + name[1:]
+
+
+def graphql_name(name: str) -> str:
+    """A declared name as GraphQL spells it, in camelCase: ``user_id`` is ``userId``, ``LikeCount`` is
+    ``likeCount``, ``URLPath`` is ``urlPath``; ``userId`` stays."""
+    head, *rest = name.split("_")
+    return _lower_head(head) + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
+def _lower_head(word: str) -> str:
+    """``word`` with its leading capitals lowered, but the one that starts the next word (``URLPath``)."""
+    capitals = len(word) - len(word.lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZ"))
+    if capitals == 0:
+        return word
+    if capitals == len(word) or not word[capitals].isalpha():
+        return word[:capitals].lower() + word[capitals:]
+    keep = max(capitals - 1, 1)
+    return word[:keep].lower() + word[keep:]
+
+
+_Candidate = tuple[Entity, tuple[tuple[Index, tuple[KeyShape, ...]], ...]]
+"""An entity to try an item against, with the index keys that must agree with its table key."""
+
+
+@dataclass(frozen=True)
+class Model:
+    table: str
+    indexes: tuple[Index, ...]
+    entities: tuple[Entity, ...]
+    collections: tuple[Collection, ...] = ()
+    links: tuple[Link, ...] = ()
+    copies: tuple[Copy, ...] = ()
+    expires_attribute: str | None = None
+    """The attribute (epoch seconds) by which DynamoDB's time to live removes short-lived items."""
+    _indexes: dict[str | None, Index] = field(init=False, repr=False, compare=False)
+    _candidates: tuple[_Candidate, ...] = field(init=False, repr=False, compare=False)
+    _by_heads: dict[tuple[str, str], tuple[_Candidate, ...]] = field(init=False, repr=False, compare=False)
+    _by_name: dict[str, Entity] = field(init=False, repr=False, compare=False)
+    _shared: frozenset[Entity] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_shared", _validate(self))
+        indexes = {index.name: index for index in self.indexes}
+        candidates = [
+            (entity, tuple((indexes[name], entity.shapes(name)) for name in entity.keys if name is not None))
+            for entity in self.entities
+        ]
+        # Recognising an item parses only the entities whose partition and sort keys can start like the item's:
+        # in a partition of a parent and its members, each item is tried against its own entity alone.
+        pk_heads = {one for entity in self.entities if (one := entity.primary.pk.head) is not None}
+        sk_heads = {one for entity in self.entities if (one := entity.primary.sk.head) is not None}
+        by_heads = {(pk, sk): _candidates_for(candidates, pk, sk) for pk in pk_heads for sk in sk_heads}
+        object.__setattr__(self, "_indexes", indexes)
+        object.__setattr__(self, "_candidates", tuple(candidates))
+        object.__setattr__(self, "_by_heads", by_heads)
+        object.__setattr__(self, "_by_name", {entity.name: entity for entity in self.entities})
+
+    def index(self, name: str | None) -> Index:
+        return self._indexes[name]
+
+    # --- the graph ------------------------------------------------------------------------------------------
+
+    @cached_property
+    def relations(self) -> dict[str, Collection | Link]:
+        """Every relation by its name, ``<Type>.<field>``: what a field of an entity's type reads."""
+        out: dict[str, Collection | Link] = {collection.name: collection for collection in self.collections}
+        out.update((link.name, link) for link in self.links)
+        return out
+
+    @cached_property
+    def roots(self) -> dict[str, Root]:
+        """The root query fields: ``node``/``nodes``, each entity by its table key, and by a list of its one id."""
+        out = {"node": Root(None, False, (("id", ""),)), "nodes": Root(None, True, (("ids", ""),))}
+        for entity in self.entities:
+            if entity.internal:
+                continue
+            name = lower_camel(entity.name)
+            out[name] = Root(entity, False, tuple((graphql_name(field), field) for field in entity.id_fields))
+            if len(entity.id_fields) == 1:
+                (only,) = entity.id_fields
+                out[f"{name}s"] = Root(entity, True, ((f"{graphql_name(only)}s", only),))
+        return out
+
+    def entity(self, name: str) -> Entity | None:
+        return self._by_name.get(name)
+
+    def with_table(self, table: str) -> Model:
+        return replace(self, table=table)
+
+    # --- key building -------------------------------------------------------------------------------------
+
+    def key(self, entity: Entity, ids: Ids) -> dict[str, str]:
+        """The table key of one item."""
+        table = self.index(None)
+        return {table.pk: entity.primary.pk.format(ids), table.sk: entity.primary.sk.format(ids)}
+
+    def key_attributes(self, entity: Entity, ids: Ids) -> dict[str, str]:
+        """Every attribute that identifies an item of ``entity``: its keys in the table and in each index, and its
+        discriminator."""
+        out: dict[str, str] = {}
+        for name, shape in entity.keys.items():
+            if name in entity.variants:
+                # The first shape whose ids are known: the one the item has (or a create means).
+                known = [one for one in entity.shapes(name) if all(ids.get(field) is not None for field in one.fields)]
+                if not known:
+                    continue
+                shape = known[0]
+            # Without its values, an index key is unknown (an update's) or not written (a sparse index's).
+            partial = shape.sparse or not entity.key_attributes.isdisjoint(shape.sk.fields)
+            if partial and not all(field in ids and ids[field] is not None for field in shape.fields):
+                continue
+            index = self.index(name)
+            out[index.pk] = shape.pk.format(ids)
+            out[index.sk] = shape.sk.format(ids)
+        if entity.discriminator is not None:
+            out[entity.discriminator[0]] = entity.discriminator[1]
+        return out
+
+    def item(self, entity: Entity, ids: Ids, attributes: Mapping[str, Any]) -> Item:
+        """A whole item as stored: the entity's key attributes in every index, then its attributes."""
+        values = key_values(entity, attributes)
+        return {**attributes, **self.key_attributes(entity, {**ids, **values} if values else ids)}
+
+    def position_fields(self, collection: Collection) -> list[str]:
+        """The key attributes DynamoDB needs to resume a Query on ``collection`` after an item."""
+        names = [self.index(None).pk, self.index(None).sk]
+        if collection.index is not None:
+            names += [self.index(collection.index).pk, self.index(collection.index).sk]
+        # An index may reuse a table key attribute (seed 003's typeGsi is the table's key inverted): named once.
+        return list(dict.fromkeys(names))
+
+    # --- recognising items --------------------------------------------------------------------------------
+
+    def recognise(self, item: Mapping[str, Any], partial: bool = False) -> tuple[Entity, dict[str, str]] | None:
+        """The entity an item belongs to and its ids, from its key shape and discriminator; None for unknown shapes,
+        and for an item that could be more than one entity (logged).
+
+        ``partial`` accepts a key that carries only some of the entity's index keys (what a write names): those
+        present must agree with the table key, the absent ones are not required.
+        """
+        table = self._indexes[None]
+        pk, sk = item.get(table.pk), item.get(table.sk)
+        if not isinstance(pk, str) or not isinstance(sk, str):
+            return None
+        heads = head(pk), head(sk)
+        found = self._by_heads.get(heads)
+        if found is None:  # a head no template has: only templates that start with an id can match
+            found = _candidates_for(self._candidates, *heads)
+        match: tuple[Entity, dict[str, str]] | None = None
+        for entity, secondary in found:
+            ids = _parse_shape(entity.primary, pk, sk)
+            if ids is None:
+                continue
+            if entity.discriminator is not None:
+                attribute, value = entity.discriminator
+                if item.get(attribute) != value and not (partial and attribute not in item):
+                    continue
+            ids = _secondary_ids(item, ids, secondary, partial)
+            if ids is None:
+                if entity in self._shared:
+                    continue
+                return None
+            if entity not in self._shared:
+                # Only entities that share a key shape can both match: the first match of any other is the one.
+                return entity, ids
+            if match is not None:
+                log.warning(
+                    "skipping an item that is both a %s and a %s: %s=%r %s=%r",
+                    match[0].name,
+                    entity.name,
+                    table.pk,
+                    pk,
+                    table.sk,
+                    sk,
+                )
+                return None
+            match = entity, ids
+        return match
+
+    def ids_of(self, entity: Entity, item: Item) -> dict[str, str] | None:
+        """The item's ids if it is an ``entity``; logs and returns None for any other shape."""
+        return self.expected_ids(entity, item, self.recognise(item))
+
+    def expected_ids(
+        self, entity: Entity, item: Item, found: tuple[Entity, dict[str, str]] | None
+    ) -> dict[str, str] | None:
+        """``ids_of`` for an item already recognised as ``found``."""
+        if found is None or found[0] is not entity:
+            table = self.index(None)
+            log.warning(
+                "skipping an item of unexpected shape where %s was expected: %s=%r %s=%r",
+                entity.name,
+                table.pk,
+                item.get(table.pk),
+                table.sk,
+                item.get(table.sk),
+            )
+            return None
+        return found[1]
+
+    def parent_sorts_with_members(self, collection: Collection) -> bool:
+        """Whether one Query returns the parent and then its members (the parent sorts at the head)."""
+        parent_shape = collection.parent.keys.get(collection.index)
+        if parent_shape is None or parent_shape.pk != collection.member_shape.pk:
+            return False
+        if parent_shape.sparse:  # a parent outside the index would be missed by the Query, and taken for absent
+            return False
+        parent_sk = parent_shape.sk.literal_prefix
+        member_prefix = collection.member_shape.sk.literal_prefix
+        if parent_sk.startswith(member_prefix) or member_prefix.startswith(parent_sk):
+            return False
+        return (parent_sk < member_prefix) == collection.ascending
+
+
+def _candidates_for(candidates: Sequence[_Candidate], pk_head: str, sk_head: str) -> tuple[_Candidate, ...]:
+    """The entities whose keys can have these heads (a template that starts with an id can have any)."""
+    return tuple(
+        candidate
+        for candidate in candidates
+        if candidate[0].primary.pk.head in (pk_head, None) and candidate[0].primary.sk.head in (sk_head, None)
+    )
+
+
+def _secondary_ids(
+    item: Mapping[str, Any],
+    ids: dict[str, str],
+    secondary: tuple[tuple[Index, tuple[KeyShape, ...]], ...],
+    partial: bool,
+) -> dict[str, str] | None:
+    """The table key's ``ids`` with those of the item's index keys (of one of the shapes of each index), which must
+    agree; None when they do not."""
+    for index, shapes in secondary:
+        if (partial or shapes[0].sparse) and index.pk not in item and index.sk not in item:
+            continue
+        pk, sk = item.get(index.pk), item.get(index.sk)
+        for shape in shapes:
+            more = _parse_shape(shape, pk, sk)
+            if more is not None and all(ids.get(name, value) == value for name, value in more.items()):
+                ids.update(more)
+                break
+        else:
+            return None
+    return ids
+
+
+def _parse_shape(shape: KeyShape, pk: object, sk: object) -> dict[str, str] | None:
+    if not isinstance(pk, str) or not isinstance(sk, str):
+        return None
+    # Written out rather than with any() and merges: this runs for every item read.
+    ids = shape.pk.parse(pk)
+    if ids is None:
+        return None
+    sk_ids = shape.sk.parse(sk)
+    if sk_ids is None:
+        return None
+    for name, value in sk_ids.items():
+        if ids.setdefault(name, value) != value:
+            return None
+    return ids
+
+
+def _overlaps(a: KeyTemplate, b: KeyTemplate) -> bool:
+    """Whether some key string could have both shapes (judged on the literal text before the first id, and on the
+    number of separators, which ids never hold: ``{orderId}`` is never ``tag#music``)."""
+    if a.separators != b.separators:
+        return False
+    if a.is_constant and b.is_constant:
+        return a.pattern == b.pattern
+    if a.is_constant or b.is_constant:
+        const, other = (a, b) if a.is_constant else (b, a)
+        return const.pattern.startswith(other.literal_prefix) and other.parse(const.pattern) is not None
+    return a.literal_prefix.startswith(b.literal_prefix) or b.literal_prefix.startswith(a.literal_prefix)
+
+
+def _validate(model: Model) -> frozenset[Entity]:
+    """Refuse what cannot be served; the entities that share a key shape with another, told apart by their
+    discriminators."""
+    names = [index.name for index in model.indexes]
+    if None not in names or len(set(names)) != len(names):
+        raise ValueError("a model has the table's key (index None) and uniquely named indexes")
+    entity_names = [entity.name for entity in model.entities]
+    if len(set(entity_names)) != len(entity_names):
+        raise ValueError("entity names must be unique")
+    for entity in model.entities:
+        if None not in entity.keys:
+            raise ValueError(f"{entity.name}: every entity has a table key")
+        for index_name, shape in entity.keys.items():
+            if index_name not in names:
+                raise ValueError(f"{entity.name}: unknown index {index_name!r}")
+            _validate_shards(entity, shape)
+    shared: set[Entity] = set()
+    for i, a in enumerate(model.entities):
+        for b in model.entities[i + 1 :]:
+            if _overlaps(a.primary.pk, b.primary.pk) and _overlaps(a.primary.sk, b.primary.sk):
+                _validate_told_apart(a, b)
+                shared.update((a, b))
+    owners: list[tuple[str, Entity]] = [(c.name, c.parent) for c in model.collections]
+    owners += [(link.name, link.source) for link in model.links]
+    for name, owner in owners:
+        type_name, _, field_name = name.partition(".")
+        if type_name != owner.name or not field_name.isidentifier():
+            raise ValueError(f"{name}: a relation is named <{owner.name}>.<field>")
+    relation_names = [name for name, _ in owners]
+    if len(set(relation_names)) != len(relation_names):
+        raise ValueError("relation names must be unique")
+    for collection in model.collections:
+        if collection.counter is not None and collection.counter not in collection.parent.attributes:
+            raise ValueError(f"{collection.name}: the counter {collection.counter!r} is not an attribute of the parent")
+        if collection.index not in collection.member.keys:
+            raise ValueError(
+                f"{collection.name}: {collection.member.name} has no keys in index {collection.index!r};"
+                " reading it would need a Scan"
+            )
+        member_shape = collection.member_shape
+        if member_shape not in collection.member.shapes(collection.index):
+            raise ValueError(f"{collection.name}: its shape is none of {collection.member.name}'s in that index")
+        _validate_partition(collection, member_shape)
+        sparse = {collection.partition.get(name, name) for name in member_shape.pk.fields}
+        sparse &= collection.parent.optional_id_fields
+        if sparse:
+            raise ValueError(
+                f"{collection.name}: the partition key {member_shape.pk.pattern!r} needs {sorted(sparse)}, which"
+                f" {collection.parent.name} holds only in a sparse index: declare that index's keys not sparse"
+            )
+        if collection.counter is not None and member_shape.sparse:
+            raise ValueError(
+                f"{collection.name}: {collection.member.name} is sparse in {collection.index!r}, so no counter can"
+                " follow its members: drop counter= or declare the member's keys there not sparse"
+            )
+        if collection.target is not None:
+            _validate_edges(collection, collection.target, member_shape)
+        _validate_levels(collection, member_shape)
+        if collection.shards > 1 and (collection.levels or collection.index is not None):
+            # A GSI's ExclusiveStartKey holds a table key too, which no one position gives for every shard.
+            raise ValueError(f"{collection.name}: a sharded collection is read from the table's key, without levels")
+    reads: dict[tuple[Entity, Entity, tuple[tuple[str, str], ...]], str] = {}
+    for link in model.links:
+        roles = _validate_roles(link.name, link.ids, link.source, link.target)
+        if link.target is link.source and all(name == role for name, role in roles):
+            raise ValueError(
+                f"{link.name}: reads {link.target.name} by its own ids, so it is always the {link.source.name} itself;"
+                f" say which id holds the other's with ids={{{link.target.id_fields[0]!r}: '<id of the other>'}}"
+            )
+        same = reads.setdefault((link.source, link.target, roles), link.name)
+        if same != link.name:
+            raise ValueError(
+                f"{same} and {link.name} both read {link.target.name} by {dict(roles)} (target id: source id), so"
+                " they always answer the same object: map each one's ids by role with ids="
+            )
+    for copy in model.copies:
+        _validate_copy(model, copy)
+    return frozenset(shared)
+
+
+def _validate_told_apart(a: Entity, b: Entity) -> None:
+    """Two entities whose table keys could be the same string are told apart by one attribute's value."""
+    told, other = a.discriminator, b.discriminator
+    if told is not None and other is not None and told[0] == other[0] and told[1] != other[1]:
+        return
+    keys = f"{a.primary.pk.pattern!r}/{a.primary.sk.pattern!r} and {b.primary.pk.pattern!r}/{b.primary.sk.pattern!r}"
+    raise ValueError(
+        f"{a.name} and {b.name} have key shapes that can be mistaken for each other ({keys}): give their keys"
+        " different literal text, or give both a discriminator on the same attribute with different values"
+        f" (discriminator=('EntityType', {a.name.lower()!r}) and ('EntityType', {b.name.lower()!r}))"
+    )
+
+
+_KEY_ATTRIBUTE_TYPES = ("S", "DATE", "INT")
+
+
+def key_values(entity: Entity, attributes: Mapping[str, Any]) -> dict[str, str]:
+    """The values among ``attributes`` that ``entity``'s index keys hold, as key text; BadUserInput for one that a
+    key segment cannot hold (a separator, a control character), before any request."""
+    return {
+        name: validate_id(str(attributes[name]), graphql_name(name))
+        for name in entity.key_attributes
+        if attributes.get(name) is not None
+    }
+
+
+def _validate_key_attributes(entity: Entity, index: str | None, shape: KeyShape) -> None:
+    """An attribute in a key is a value an index is sorted by: in a secondary index's sort key only, of a type
+    that is text in a key, and present whenever the item is in the index."""
+    where = f"{entity.name}: {{name}} is an attribute, in the key {{pattern!r}}"
+    for name in (*shape.pk.fields, *(shape.sk.fields if index is None else ())):
+        if name in entity.key_attributes or (name in entity.declared and entity.declared[name].from_id is None):
+            pattern = shape.pk.pattern if name in shape.pk.fields else shape.sk.pattern
+            raise ValueError(
+                where.format(name=name, pattern=pattern)
+                + ": an attribute may only be in a secondary index's sort key (the table key is the item's identity,"
+                " a partition is found from ids); drop it from the attributes to make it an id"
+            )
+    for name in shape.sk.fields:
+        spec = entity.declared.get(name)
+        if spec is None or spec.from_id is not None:
+            continue
+        where_ = where.format(name=name, pattern=shape.sk.pattern)
+        if spec.type not in _KEY_ATTRIBUTE_TYPES or spec.shape is not None:
+            raise ValueError(f"{where_}: a key holds text, so it is one of {_KEY_ATTRIBUTE_TYPES}, not {spec.type}")
+        if not spec.writable:
+            raise ValueError(f"{where_}: the gateway keeps it (writable=False) without moving the item in {index!r}")
+        if not shape.sparse and not spec.required and spec.on_create is None:
+            raise ValueError(
+                f"{where_}: every item is in {index!r}, so every item needs it: declare it required=True, or the"
+                " index's keys sparse=True"
+            )
+
+
+def _validate_roles(
+    relation: str, ids: Mapping[str, str], source: Entity, target: Entity
+) -> tuple[tuple[str, str], ...]:
+    """Which id of ``source`` supplies each id of ``target``: (target id, source id), checked to exist."""
+    unknown = set(ids) - set(target.id_fields)
+    if unknown:
+        raise ValueError(f"{relation}: ids maps {sorted(unknown)}, which are not ids of {target.name}'s table key")
+    roles = tuple((name, ids.get(name, name)) for name in target.id_fields)
+    missing = [f"{name}={role}" for name, role in roles if role not in source.all_id_fields]
+    if missing:
+        raise ValueError(
+            f"{relation}: the target's ids must be among the source's ids, and {source.name} has no"
+            f" {', '.join(missing)}: name the id of {source.name} that holds each with ids={{'<target id>': '<id>'}}"
+        )
+    return roles
+
+
+def _validate_partition(collection: Collection, shape: KeyShape) -> None:
+    """The members' partition is known from the parent's ids, by role where ``partition`` says, by name elsewhere;
+    with roles named, a parent's id that only shares its name with a member's is refused, not matched."""
+    parent, member = collection.parent, collection.member
+    unknown = set(collection.partition) - set(shape.pk.fields)
+    if unknown:
+        raise ValueError(f"{collection.name}: partition maps {sorted(unknown)}, not ids of {shape.pk.pattern!r}")
+    missing = [
+        f"{name}={collection.partition.get(name, name)}"
+        for name in shape.pk.fields
+        if collection.partition.get(name, name) not in parent.all_id_fields
+    ]
+    if missing:
+        raise ValueError(
+            f"{collection.name}: the partition key must be known from the parent's ids, and {parent.name} has no"
+            f" {', '.join(missing)}: name the id of {parent.name} that holds each with"
+            " partition={'<member id>': '<parent id>'}"
+        )
+    if collection.partition:
+        clash = parent.all_id_fields & member.all_id_fields - set(collection.partition)
+        if clash:
+            raise ValueError(
+                f"{collection.name}: {sorted(clash)} name ids of both {parent.name} and {member.name}, and partition"
+                " maps others by role: map these too (partition={'<member id>': '<parent id>'}) or rename one"
+            )
+
+
+def _validate_edges(collection: Collection, target: Entity, shape: KeyShape) -> None:
+    """Edge items carry the target's ids, and not the ones their partition fixes: every edge would be the same."""
+    try:
+        roles = _validate_roles(collection.name, collection.ids, collection.member, target)
+    except ValueError as error:
+        raise ValueError(f"{error} (edge items must carry the target's ids)") from None
+    if all(role in shape.pk.fields for _, role in roles):
+        raise ValueError(
+            f"{collection.name}: every edge reads {target.name} by {dict(roles)}, which the partition"
+            f" {shape.pk.pattern!r} fixes, so every edge would be the same {target.name}: name the edge's id that"
+            " holds the target's with ids={'<target id>': '<edge id>'}"
+        )
+
+
+def _validate_shards(entity: Entity, shape: KeyShape) -> None:
+    """A shard is picked by an id of the sort key: the sort key then tells apart, and orders, items of every shard,
+    so a sharded page merges its Queries by sort key alone and one sort key resumes each of them."""
+    if shape.sk.sharded_by is not None:
+        raise ValueError(f"{entity.name}: a shard segment belongs in the partition key, not in {shape.sk.pattern!r}")
+    sharded_by = shape.pk.sharded_by
+    if sharded_by is not None and sharded_by not in shape.sk.fields:
+        raise ValueError(f"{entity.name}: {shape.pk.pattern!r} shards by {sharded_by!r}, which its sort key lacks")
+
+
+def _validate_levels(collection: Collection, shape: KeyShape) -> None:
+    """Levels are the sort key's ids right after those the parent fixes, and the member's own id comes last."""
+    if not collection.levels:
+        return
+    if {graphql_name(level) for level in collection.levels} & {"first", "after", "last", "before"}:
+        raise ValueError(f"{collection.name}: a level may not be named like a pagination argument")
+    fields = shape.sk.fields
+    fixed = [name for name in fields if name in collection.parent.all_id_fields]
+    if list(fields[: len(fixed)]) != fixed:
+        raise ValueError(f"{collection.name}: the parent's ids must lead the sort key {shape.sk.pattern!r}")
+    free = fields[len(fixed) :]
+    if collection.levels != free[: len(collection.levels)] or len(collection.levels) >= len(free):
+        raise ValueError(
+            f"{collection.name}: levels {collection.levels!r} must be the ids of {shape.sk.pattern!r} that follow"
+            " the parent's, in order, with the member's own id after them"
+        )
+
+
+def _validate_copy(model: Model, copy: Copy) -> None:
+    collection = copy.collection
+    where = f"{collection.member.name}.{copy.attribute}"
+    if collection not in model.collections:
+        raise ValueError(f"{where}: copies through {collection.name}, which is not a collection of the model")
+    target = collection.member.declared.get(copy.attribute)
+    source = collection.parent.declared.get(copy.source)
+    if target is None or source is None:
+        raise ValueError(f"{where}: both the copy and {collection.parent.name}.{copy.source} must be declared")
+    if target.is_input or target.type != source.type:
+        raise ValueError(f"{where}: a copy is not an input (writable=False) and has its source's type")
+
+
+def attribute_values(entity: Entity, item: Item) -> dict[str, Any]:
+    """The entity's declared attributes as plain values; absent or mistyped ones are None."""
+    return {name: served_value(spec, item.get(name), f"{entity.name}.{name}") for name, spec in entity.declared.items()}
+
+
+def served_value(spec: Attribute, value: Any, where: str) -> Any:
+    """A stored value as served: numbers as int or float, maps of a shape as dicts of served values, lists as
+    lists; a value of another type than declared is None, and logged."""
+    if value is None:
+        return None
+    kind = spec.type
+    if kind == "JSON":
+        return values.plain_json(value)
+    if spec.text and isinstance(value, str):
+        number = values.number_from_text(value)
+        if number is None:
+            log.warning("%s holds %r, which is no number; served as null", where, value)
+            return None
+        value = number
+    if not _has_type(value, kind):
+        log.warning("%s holds a %s where %s was declared; served as null", where, type(value).__name__, kind)
+        return None
+    if spec.enum is not None and value not in spec.choices:
+        log.warning("%s holds %r, outside its enum; served as null", where, value)
+        return None
+    if kind == "INT":
+        return int(value)
+    if kind == "N":
+        return int(value) if value == value.to_integral_value() else float(value)
+    if kind == "M" and spec.shape is not None:
+        return {
+            name: served_value(field, value.get(name), f"{where}.{name}") for name, field in spec.shape.declared.items()
+        }
+    if kind == "L" and spec.each is not None:
+        return [served_value(spec.each, one, f"{where}[{i}]") for i, one in enumerate(value)]
+    if kind in _SET_ELEMENTS and spec.each is not None:
+        return [served_value(spec.each, one, f"{where}[{i}]") for i, one in enumerate(sorted(value))]
+    return value
+
+
+def _has_type(value: object, kind: AttributeType) -> bool:
+    match kind:
+        case "S":
+            return isinstance(value, str)
+        case "DATE":
+            return isinstance(value, str) and parse_date(value) is not None
+        case "N":
+            return isinstance(value, Decimal)
+        case "INT":
+            return isinstance(value, Decimal) and value == value.to_integral_value() and int(value) in _INT_RANGE
+        case "BOOL":
+            return isinstance(value, bool)
+        case "L":
+            return isinstance(value, list)
+        case "M":
+            return isinstance(value, dict)
+        case "SS":
+            return isinstance(value, set) and all(isinstance(one, str) for one in value)
+        case "NS":
+            return isinstance(value, set) and all(isinstance(one, Decimal) for one in value)
+        case "JSON":
+            return True
+
+
+def parse_date(text: str) -> date | None:
+    """The calendar date a DATE attribute stores as ``YYYY-MM-DD``; None for any other text."""
+    if len(text) != 10 or text[4] != "-" or text[7] != "-":
+        return None
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        return None

@@ -1,0 +1,203 @@
+"""Request building: pure functions from a relation and its arguments to the Query that answers it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from gateway.design.keys import Ids, validate_id
+from gateway.design.model import Collection, Model, graphql_name
+from gateway.dynamo.requests import Filter
+from gateway.dynamo.store import Key, QueryRequest
+from gateway.errors import BadUserInput
+from gateway.execution import filters
+
+
+def page_size(first: int | None, default: int, maximum: int, argument: str = "first") -> int:
+    if first is None:
+        return default
+    if not 1 <= first <= maximum:
+        raise BadUserInput(f"{argument} must be between 1 and {maximum}", argument=argument)
+    return first
+
+
+@dataclass(frozen=True)
+class Window:
+    """Which page of a collection: ``size`` members after ``cursor`` (from the start when None), or, ``backward``,
+    the ``size`` members before it (from the end when None)."""
+
+    size: int
+    cursor: str | None = None
+    backward: bool = False
+    flipped: bool = False
+    """Ordered against the collection's declared order (its ``order`` argument)."""
+    filter: Filter | None = None
+
+    @property
+    def natural(self) -> bool:
+        """The first page of the collection as declared: what may come with the parent in one Query."""
+        return self.cursor is None and not self.backward and not self.flipped and self.filter is None
+
+    def ascending(self, collection: Collection) -> bool:
+        """Which way the Query reads the index."""
+        return (collection.ascending != self.flipped) != self.backward
+
+    @property
+    def argument(self) -> str:
+        """The argument that carried the cursor, for errors about it."""
+        return "before" if self.backward else "after"
+
+
+def window(args: Mapping[str, Any], first_given: bool, default: int, maximum: int, collection: Collection) -> Window:
+    """The page a connection's arguments ask for. ``first`` has a default, so it reads forwards unless ``last``
+    or ``before`` is given; then ``first`` and ``after`` must be left out (``first_given``: the client set it).
+
+    Paging both ways at once (Relay allows ``first`` with ``last``) answers nothing a client needs and is refused.
+    """
+    order = args.get("order")
+    flipped = order is not None and (getattr(order, "value", order) == ASCENDING) != collection.ascending
+    where = filters.parse(args.get(filters.ARGUMENT), collection)
+    last, before, after = args.get("last"), args.get("before"), args.get("after")
+    if last is None and before is None:
+        size = page_size(args.get("first"), default, maximum)
+        return Window(size, _cursor(after, "after"), flipped=flipped, filter=where)
+    for name, given in (("first", first_given), ("after", after is not None)):
+        if given:
+            raise BadUserInput(
+                f"{name} cannot be combined with last or before: page forwards with first and after, or "
+                "backwards with last and before",
+                argument=name,
+            )
+    size = page_size(last, default, maximum, "last")
+    return Window(size, _cursor(before, "before"), backward=True, flipped=flipped, filter=where)
+
+
+ASCENDING = "ASCENDING"
+"""The value of a connection's ``order`` argument that reads the index forwards."""
+
+MAX_FILTERED_READ = 1000
+"""The most items one Query of a filtered page reads (DynamoDB stops at 1 MB anyway)."""
+
+
+def filter_limits(size: int, calls: int) -> list[int]:
+    """The ``Limit`` of each Query a filtered page may send, ``calls`` at most: DynamoDB applies it before the
+    filter, so the first reads what a page needs if every member matches, and each next one four times more. A
+    page whose members all match costs one Query, as unfiltered; a sparse filter reads on, within a known bound."""
+    return [min(MAX_FILTERED_READ, (size + 1) * 4**call) for call in range(calls)]
+
+
+def _cursor(value: Any, argument: str) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    raise BadUserInput(f"{argument} must be a cursor", argument=argument)
+
+
+def binding(collection: Collection, parent_ids: Ids) -> str:
+    """What a cursor is bound to: the field, and the range it paginates (a partition and a sort-key prefix).
+
+    With a composite sort key the prefix names a level of the hierarchy, so a cursor from one level is refused at
+    another, as it is in another partition.
+    """
+    shape = collection.member_shape
+    ids = collection.member_ids(parent_ids)
+    return f"{collection.name}\x00{shape.pk.partition(ids, 0)}\x00{shape.sk.prefix(ids)}"
+
+
+def narrowed(collection: Collection, parent_ids: Ids, arguments: Mapping[str, object]) -> dict[str, str]:
+    """The parent's ids with the levels of a composite sort key that a connection's ``arguments`` (by GraphQL
+    name) give, validated: a level only with the ones above it, so the ids given always make a prefix of the key.
+    The Query, its cursors and its cache are then those of that prefix."""
+    out = dict(parent_ids)
+    missing: str | None = None
+    for level in collection.levels:
+        argument = graphql_name(level)
+        value = arguments.get(argument)
+        if value is None:
+            missing = missing or argument
+        elif missing is not None:
+            raise BadUserInput(f"{argument} is a level below {missing}: give {missing} as well", argument=argument)
+        else:
+            out[level] = validate_id(str(value), argument)
+    return out
+
+
+def narrows(collection: Collection, arguments: Mapping[str, object]) -> bool:
+    """Whether ``arguments`` give a level, so that the Query reads part of the members only."""
+    return any(arguments.get(graphql_name(level)) is not None for level in collection.levels)
+
+
+def members_query(
+    model: Model,
+    collection: Collection,
+    parent_ids: Ids,
+    first: int,
+    start_key: Key | None = None,
+    window: Window | None = None,
+    shard: int | str = 0,
+) -> QueryRequest:
+    """The members only: ``begins_with`` on their sort-key prefix, one extra item to know if more follow. The
+    window may read from the end or against the declared order (the same index, ``ScanIndexForward`` turned, at
+    the same cost), and filter.
+
+    Of a sharded collection, the members in one ``shard``. A position in any shard resumes every shard: the sort
+    key tells all members apart (the shard is picked by one of its ids), so each shard's Query starts past the same
+    sort key, in its own partition."""
+    index = model.index(collection.index)
+    shape = collection.member_shape
+    parent_ids = collection.member_ids(parent_ids)
+    partition = shape.pk.partition(parent_ids, shard)
+    if start_key is not None and collection.shards > 1:
+        start_key = {**start_key, index.pk: partition}
+    prefix = shape.sk.prefix(parent_ids)  # empty for a sort key that starts with a member's own field
+    return QueryRequest(
+        partition=(index.pk, partition),
+        sort=(index.sk, "begins_with", prefix) if prefix else None,
+        index=collection.index,
+        ascending=collection.ascending if window is None else window.ascending(collection),
+        limit=first + 1,
+        start_key=start_key,
+        filter=None if window is None else window.filter,
+    )
+
+
+def partitions(collection: Collection, parent_ids: Ids) -> list[str]:
+    """The partition of each shard of ``collection`` (one for a collection that is not sharded)."""
+    shape = collection.member_shape.pk
+    ids = collection.member_ids(parent_ids)
+    return [shape.partition(ids, shard) for shard in range(collection.shards)]
+
+
+def parent_and_members_query(model: Model, collection: Collection, parent_ids: Ids, first: int) -> QueryRequest:
+    """The parent and the first page of members in one Query; valid when the parent sorts at the head."""
+    if not model.parent_sorts_with_members(collection):
+        raise ValueError(f"{collection.name}: the parent does not sort ahead of its members")
+    index = model.index(collection.index)
+    parent = collection.parent.keys[collection.index]
+    parent_sk = parent.sk.format(parent_ids)
+    members = collection.member_shape.sk.prefix(collection.member_ids(parent_ids))
+    # Bounded on both sides, so items of other shapes beyond the members are never read.
+    low, high = (parent_sk, _after_prefix(members)) if collection.ascending else (members, parent_sk)
+    return QueryRequest(
+        partition=(index.pk, parent.pk.format(parent_ids)),
+        sort=(index.sk, "between", low),
+        sort_end=high,
+        index=collection.index,
+        ascending=collection.ascending,
+        limit=first + 2,
+    )
+
+
+def _after_prefix(prefix: str) -> str:
+    """The least string above every string that starts with ``prefix``."""
+    return prefix[:-1] + chr(ord(prefix[-1]) + 1)
+
+
+MAX_BATCH_IDS = 1000
+
+
+def batch_ids(ids: Sequence[str], argument: str) -> list[str]:
+    """Validated ids of a batch field; the count is bounded so one request cannot ask for the whole table."""
+    if len(ids) > MAX_BATCH_IDS:
+        raise BadUserInput(f"{argument} takes at most {MAX_BATCH_IDS} ids", argument=argument)
+    return [validate_id(one, argument) for one in ids]

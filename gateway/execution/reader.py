@@ -1,0 +1,462 @@
+"""The per-request reader: batched point reads, memoised pages, and look-ahead that starts requests early.
+
+One Reader lives for one GraphQL request, so its caches never serve one caller's data to another.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import heapq
+import logging
+from collections.abc import Coroutine, Mapping, Sequence
+from dataclasses import dataclass, replace
+from functools import cached_property
+from typing import Any, Protocol
+
+from aiodataloader import DataLoader
+from graphql import GraphQLResolveInfo
+
+from gateway.config import Settings
+from gateway.design.keys import Ids
+from gateway.design.model import Collection, Entity, Item, Model
+from gateway.dynamo import accounting, wire
+from gateway.dynamo.accounting import Ledger, current_round, next_round, reached
+from gateway.dynamo.store import BatchResult, Key, QueryRequest, QueryResult
+from gateway.execution import queries
+from gateway.execution.cursors import CursorCodec
+from gateway.execution.guard import Guard
+from gateway.execution.selection import Field, Scope
+from gateway.execution.walk import TooLarge, Walk
+
+log = logging.getLogger(__name__)
+
+_FOLLOW_UP = 100
+
+_ItemKey = tuple[str, str]
+_PageKey = tuple[str, queries.Window]
+_Read = tuple[Item, tuple[Entity, dict[str, str]] | None]
+"""An item as read, with the entity and ids it was recognised as (None for an unknown shape)."""
+
+
+@dataclass(frozen=True)
+class Member:
+    ids: dict[str, str]
+    item: Item
+    _codec: CursorCodec
+    _binding: str
+    _position: dict[str, str]
+
+    @cached_property
+    def cursor(self) -> str:
+        """Signed when asked for: most queries read a page's nodes and at most its end cursor."""
+        return self._codec.encode(self._binding, self._position)
+
+
+@dataclass(frozen=True)
+class Page:
+    members: list[Member]
+    """In the order asked for, whichever way the page was read."""
+    has_next: bool
+    has_previous: bool
+    round: int
+    """The round of the Query that answered; what is read for these members comes after it."""
+    stopped: Member | None = None
+    """A filtered page that spent its read budget before it filled: where reading stopped, a position past the
+    last member (before the first, read backwards), from which the next page reads on."""
+    backward: bool = False
+
+    @property
+    def start_cursor(self) -> str | None:
+        if self.stopped is not None and self.backward:
+            return self.stopped.cursor
+        return self.members[0].cursor if self.members else None
+
+    @property
+    def end_cursor(self) -> str | None:
+        if self.stopped is not None and not self.backward:
+            return self.stopped.cursor
+        return self.members[-1].cursor if self.members else None
+
+
+class Reads(Protocol):
+    """What a reader reads through: the store, or the reads one stream change shares among its subscribers."""
+
+    model: Model
+
+    async def batch_get(self, keys: Sequence[Key], ledger: Ledger, round_: int | None = None) -> BatchResult: ...
+
+    async def query(self, request: QueryRequest, ledger: Ledger) -> QueryResult: ...
+
+    async def query_once(self, request: QueryRequest, ledger: Ledger) -> QueryResult: ...
+
+
+class Reader:
+    """Every read of one request; the guard sees each key before the store is asked for it."""
+
+    def __init__(
+        self,
+        store: Reads,
+        settings: Settings,
+        codec: CursorCodec,
+        ledger: Ledger,
+        guard: Guard,
+        request_id: str = "",
+    ) -> None:
+        self.store = store
+        self.model: Model = store.model
+        self.ledger = ledger
+        self.guard = guard
+        self._settings = settings
+        self._codec = codec
+        self._request_id = request_id
+        # The fast decoder marks the items it could not read faithfully; botocore's stock parser does not.
+        self._check_items = not settings.fast_decode
+        self._key_attributes = frozenset(name for index in self.model.indexes for name in (index.pk, index.sk))
+        self._items: DataLoader[_ItemKey, Item | None] = DataLoader(self._load_items)
+        # The round each key was first asked for in, and the round of the answer that holds it.
+        self._asked: dict[_ItemKey, int] = {}
+        self._answered: dict[_ItemKey, int] = {}
+        # Items that came with a Query (members, parents): served to point reads without a future each.
+        self._known: dict[_ItemKey, Item | None] = {}
+        self._pages: dict[_PageKey, asyncio.Future[Page]] = {}
+        self._walk: asyncio.Future[None] | None = None
+
+    def forget(self) -> None:
+        """Drop what this request has read so far: a write is about to change it."""
+        self._items.clear_all()
+        self._asked.clear()
+        self._answered.clear()
+        self._known.clear()
+        self._pages.clear()
+
+    async def settle(self) -> None:
+        """Wait for reads started ahead that nobody awaited (their parent was null): a request leaves nothing
+        running behind it, and its accounting counts every call it made."""
+        walk = [self._walk] if self._walk is not None else []
+        await asyncio.gather(*self._pages.values(), *walk, return_exceptions=True)
+
+    # --- point reads ----------------------------------------------------------------------------------------
+
+    async def get(self, entity: Entity, ids: Ids) -> Item | None:
+        """One item by its ids; reads asked for in the same tick go out together as BatchGetItem.
+
+        Forbidden when the key names a tenant the caller was not granted; None when the item turns out to
+        belong to such a tenant (its tenant was not in the key), as if it did not exist.
+        """
+        self.guard.check_item(entity, ids)
+        key = self._item_key(entity, ids)
+        item = self._known[key] if key in self._known else await self._load(key)
+        reached(self._answered.get(key, 0))
+        return self._visible(entity, item)
+
+    async def get_many(self, entity: Entity, ids: Sequence[Ids]) -> list[Item | None]:
+        """Items by their ids, in order; Forbidden, with nothing read, when any key is not the caller's."""
+        for one in ids:
+            self.guard.check_item(entity, one)
+        keys = [self._item_key(entity, one) for one in ids]
+        known = self._known
+        missing = [key for key in keys if key not in known]
+        loaded = dict(zip(missing, await asyncio.gather(*(self._load(key) for key in missing)), strict=True))
+        items = [known[key] if key in known else loaded[key] for key in keys]
+        reached(max((self._answered.get(key, 0) for key in keys), default=0))
+        return [self._visible(entity, item) for item in items]
+
+    def screen(self, item: Item) -> Item:
+        """``item``, or a ``wire.Unreadable`` copy (logged) when it holds what a response cannot carry."""
+        checked = wire.checked(item)
+        if isinstance(checked, wire.Unreadable):
+            self._report(checked)
+        return checked
+
+    def _screened(self, items: list[Item]) -> list[Item]:
+        if self._check_items:
+            return [self.screen(item) for item in items]
+        for item in items:
+            if isinstance(item, wire.Unreadable):
+                self._report(item)
+        return items
+
+    def _report(self, item: wire.Unreadable) -> None:
+        # %r: a lone surrogate in a key would break a log handler that writes UTF-8.
+        table = self.model.index(None)
+        log.warning(
+            "request %s: %s=%r %s=%r holds attributes that are not valid Unicode or cannot be decoded (%s); "
+            "they are answered with UNREADABLE_ITEM errors",
+            self._request_id,
+            table.pk,
+            item.get(table.pk),
+            table.sk,
+            item.get(table.sk),
+            ", ".join(sorted(repr(name) for name in item.invalid)),
+        )
+
+    def _visible(self, entity: Entity, item: Item | None) -> Item | None:
+        return item if item is None or self.guard.visible(entity, item) else None
+
+    def _item_key(self, entity: Entity, ids: Ids) -> _ItemKey:
+        key = self.model.key(entity, ids)
+        table = self.model.index(None)
+        return key[table.pk], key[table.sk]
+
+    def _prime(self, key: _ItemKey, item: Item | None, round_: int) -> None:
+        if key not in self._answered:
+            self._answered[key] = round_
+            self._known[key] = item
+
+    def _load(self, key: _ItemKey) -> asyncio.Future[Item | None]:
+        self._asked.setdefault(key, next_round())
+        return self._items.load(key)
+
+    async def _load_items(self, keys: list[_ItemKey]) -> list[Item | None]:
+        table = self.model.index(None)
+        asked = max(self._asked[key] for key in keys)
+        result = await self.store.batch_get([{table.pk: pk, table.sk: sk} for pk, sk in keys], self.ledger, asked)
+        self._answered.update(dict.fromkeys(keys, result.round))
+        found = {(item[table.pk], item[table.sk]): item for item in self._screened(result.items)}
+        return [found.get(key) for key in keys]
+
+    # --- pages ----------------------------------------------------------------------------------------------
+
+    def window(self, args: Mapping[str, Any], first_given: bool, collection: Collection) -> queries.Window:
+        """The page a connection's arguments ask for, with this gateway's page sizes."""
+        settings = self._settings
+        return queries.window(args, first_given, settings.default_page_size, settings.max_page_size, collection)
+
+    async def page(self, collection: Collection, parent_ids: Ids, window: queries.Window) -> Page:
+        """A page of ``collection``; the same page asked for twice in one request is read once."""
+        self.guard.check_query(collection, parent_ids)
+        key = self._page_key(collection, parent_ids, window)
+        if key not in self._pages:
+            self._pages[key] = _detach(asyncio.ensure_future(self._read_page(collection, parent_ids, window)))
+        page = await self._pages[key]
+        reached(page.round)
+        return page
+
+    async def _read_page(self, collection: Collection, parent_ids: Ids, window: queries.Window) -> Page:
+        cursor = window.cursor
+        start_key = self._decode_cursor(collection, parent_ids, cursor, window.argument) if cursor is not None else None
+        if collection.shards > 1:
+            return await self._read_shards(collection, parent_ids, window, start_key)
+        request = queries.members_query(self.model, collection, parent_ids, window.size, start_key, window)
+        if window.filter is None:
+            read, _ = await self._query_members(collection, request, window.size)
+            return self._make_page(collection, parent_ids, read, window, current_round())
+        read, stopped = await self._query_filtered(collection, request, window.size)
+        return self._make_page(collection, parent_ids, read, window, current_round(), stopped)
+
+    async def _read_shards(
+        self, collection: Collection, parent_ids: Ids, window: queries.Window, start_key: Key | None
+    ) -> Page:
+        """A page of a sharded collection: one Query per shard, all sent at once, each for the whole page; their
+        members merged by sort key, the way the page reads."""
+        requests = [
+            queries.members_query(self.model, collection, parent_ids, window.size, start_key, window, shard)
+            for shard in range(collection.shards)
+        ]
+        filtered = window.filter is not None
+        read = self._query_filtered if filtered else self._query_members
+        answers = await accounting.gather(*(read(collection, request, window.size) for request in requests))
+        sort_key = self.model.index(collection.index).sk
+        descending = not window.ascending(collection)
+        merged = list(heapq.merge(*(one for one, _ in answers), key=lambda one: one[0][sort_key], reverse=descending))
+        # A filtered shard that spent its budget has read up to where it stopped and no further: the page holds
+        # what sorts up to the earliest such stop, and resumes there when that is less than a page.
+        stops = [stopped for _, stopped in answers if stopped is not None] if filtered else []
+        stopped_at = None
+        if stops:
+            stopped_at = (max if descending else min)(stops, key=lambda key: key[sort_key])
+            limit = stopped_at[sort_key]
+            merged = [one for one in merged if (one[0][sort_key] >= limit if descending else one[0][sort_key] <= limit)]
+            if _count(collection.member, merged) > window.size:
+                stopped_at = None
+        return self._make_page(collection, parent_ids, merged, window, current_round(), stopped_at)
+
+    async def _query_filtered(
+        self, collection: Collection, request: QueryRequest, size: int
+    ) -> tuple[list[_Read], Key | None]:
+        """Members a filter keeps, up to ``size + 1``, read on within the budget; and, when the budget ran out
+        first, the key where reading stopped."""
+        read: list[_Read] = []
+        start_key = request.start_key
+        for limit in queries.filter_limits(size, self._settings.filter_read_calls):
+            result = await self.store.query_once(replace(request, limit=limit, start_key=start_key), self.ledger)
+            read += self._recognise(self._screened(result.items))
+            start_key = result.last_key
+            if start_key is None or _count(collection.member, read) > size:
+                return read, None
+        return read, start_key
+
+    async def _query_members(
+        self, collection: Collection, request: QueryRequest, size: int
+    ) -> tuple[list[_Read], Key | None]:
+        """Members up to ``size + 1``, each item recognised once; an item of unknown shape in the range is skipped
+        and more are read."""
+        result = await self.store.query(request, self.ledger)
+        read = self._recognise(self._screened(result.items))
+        while result.last_key is not None and _count(collection.member, read) <= size:
+            # Items of other shapes sat among the members: read on in large steps, not one item at a time.
+            missing = size + 1 - _count(collection.member, read)
+            more = replace(request, limit=max(missing, _FOLLOW_UP), start_key=result.last_key)
+            result = await self.store.query(more, self.ledger)
+            read = read + self._recognise(self._screened(result.items))
+        return read, result.last_key
+
+    def _recognise(self, items: list[Item]) -> list[_Read]:
+        recognise, unreadable = self.model.recognise, wire.Unreadable
+        return [
+            (item, recognise(item) if type(item) is not unreadable or self._identified(item) else None)
+            for item in items
+        ]
+
+    def _identified(self, item: wire.Unreadable) -> bool:
+        """Whether the item's key is valid text: one that is not names no object a client could ask for, so the
+        item is of unknown shape."""
+        return item.invalid.isdisjoint(self._key_attributes)
+
+    def _make_page(
+        self,
+        collection: Collection,
+        parent_ids: Ids,
+        read: list[_Read],
+        window: queries.Window,
+        round_: int,
+        stopped_at: Key | None = None,
+    ) -> Page:
+        binding = queries.binding(collection, parent_ids)
+        fields = self.model.position_fields(collection)
+        table = self.model.index(None)
+        members: list[Member] = []
+        for item, found in read:
+            ids = self.model.expected_ids(collection.member, item, found)
+            if ids is None:
+                continue
+            position = {name: item[name] for name in fields}
+            members.append(Member(ids, item, self._codec, binding, position))
+            # A member read here is served again from the cache if a link points back at it. Its key is the
+            # one it was recognised by, so it is taken from the item rather than formatted again.
+            self._prime((item[table.pk], item[table.sk]), item, round_)
+        stopped = None
+        if stopped_at is not None:
+            position = {name: stopped_at[name] for name in fields}
+            stopped = Member({}, {}, self._codec, binding, position)
+        more = len(members) > window.size or stopped is not None
+        cursor_given = window.cursor is not None
+        if window.backward:
+            # Read from the end: the members nearest the cursor came first.
+            page = members[window.size - 1 :: -1]
+            return Page(page, has_next=cursor_given, has_previous=more, round=round_, stopped=stopped, backward=True)
+        return Page(members[: window.size], has_next=more, has_previous=cursor_given, round=round_, stopped=stopped)
+
+    def _decode_cursor(self, collection: Collection, parent_ids: Ids, cursor: str, argument: str) -> Key:
+        binding = queries.binding(collection, parent_ids)
+        return self._codec.decode(binding, cursor, self.model.position_fields(collection), argument)
+
+    def _page_key(self, collection: Collection, parent_ids: Ids, window: queries.Window) -> _PageKey:
+        return queries.binding(collection, parent_ids), window
+
+    # --- the walk ----------------------------------------------------------------------------------------------
+
+    async def walked(self, info: GraphQLResolveInfo[Any]) -> None:
+        """Before a query's root fields resolve: read what the whole operation needs, round by round, once."""
+        if self._walk is None:
+            scope = Scope.of(info)
+            walk = self._walker(scope, current_round() + 1)
+            walk.roots(info.parent_type, [info.operation.selection_set])
+            self._walk = _detach(asyncio.ensure_future(walk.run()))
+        try:
+            await asyncio.shield(self._walk)
+        except TooLarge:
+            log.warning(
+                "the look-ahead walk stopped at %d objects; the fields read on their own", self._settings.max_objects
+            )
+        except Exception:
+            # The resolvers read what the walk could not, and report errors at their own paths.
+            log.exception("the look-ahead walk failed; the fields read on their own")
+
+    async def expand(self, entity: Entity, item: Item, info: GraphQLResolveInfo[Any]) -> None:
+        """After a mutation wrote ``item``: read what its result selects, as a query would."""
+        field = Field(str(info.path.key), tuple(info.field_nodes), info.parent_type.fields[info.field_name], {})
+        await self.expand_field(entity, item, Scope.of(info), field, str(info.path.key))
+
+    async def expand_field(self, entity: Entity, item: Item, scope: Scope, field: Field, path: str) -> None:
+        """With ``item`` in hand (written, or changed on the stream): read what ``field``, selecting it, reads."""
+        ids = self.model.ids_of(entity, item)
+        if ids is None:
+            return
+        self._prime(self._item_key(entity, ids), item, current_round())
+        walk = self._walker(scope, current_round() + 1)
+        walk.known(entity, ids, field, path)
+        await walk.run()
+
+    def _walker(self, scope: Scope, first_round: int) -> Walk:
+        settings = self._settings
+        return Walk(
+            self,
+            scope,
+            default_page_size=settings.default_page_size,
+            max_page_size=settings.max_page_size,
+            filter_read_calls=settings.filter_read_calls,
+            max_objects=settings.max_objects,
+            first_round=first_round,
+        )
+
+    # The walk's source: what it reads lands in this request's caches, where the resolvers find it.
+
+    def cached(self, key: _ItemKey) -> tuple[bool, Item | None]:
+        return key in self._known, self._known.get(key)
+
+    def permits_item(self, entity: Entity, ids: Ids) -> bool:
+        return self.guard.permits_item(entity, ids)
+
+    def permits_query(self, collection: Collection, ids: Ids) -> bool:
+        return self.guard.permits_query(collection, ids)
+
+    def visible(self, entity: Entity, item: Item) -> bool:
+        return self.guard.visible(entity, item)
+
+    async def read(self, keys: list[tuple[Entity, Ids]]) -> None:
+        wanted = list(dict.fromkeys(self._item_key(entity, ids) for entity, ids in keys))
+        table = self.model.index(None)
+        result = await self.store.batch_get([{table.pk: pk, table.sk: sk} for pk, sk in wanted], self.ledger)
+        found = {(item[table.pk], item[table.sk]): item for item in self._screened(result.items)}
+        for key in wanted:
+            self._prime(key, found.get(key), result.round)
+
+    async def parent_and_page(self, entity: Entity, ids: Ids, collection: Collection, size: int) -> Page:
+        await self._parent_with_page(entity, ids, collection, size)
+        return await self._pages[self._page_key(collection, ids, queries.Window(size))]
+
+    async def gather(self, work: list[Coroutine[Any, Any, None]]) -> None:
+        await accounting.gather(*work)
+
+    async def _parent_with_page(self, entity: Entity, ids: Ids, collection: Collection, size: int) -> Item | None:
+        self.guard.check_query(collection, ids)
+        request = queries.parent_and_members_query(self.model, collection, ids, size)
+        loop = asyncio.get_running_loop()
+        page: asyncio.Future[Page] = _detach(loop.create_future())
+        self._pages[self._page_key(collection, ids, queries.Window(size))] = page
+        try:
+            read, _ = await self._query_members(collection, request, size)
+        except BaseException as error:
+            page.set_exception(error)
+            raise
+        parent = read[0][0] if read and _is(entity, read[0]) else None
+        members = read[1:] if parent is not None else read
+        page.set_result(self._make_page(collection, ids, members, queries.Window(size), current_round()))
+        self._prime(self._item_key(entity, ids), parent, current_round())
+        return self._visible(entity, parent)
+
+
+def _is(entity: Entity, read: _Read) -> bool:
+    found = read[1]
+    return found is not None and found[0] is entity
+
+
+def _count(entity: Entity, read: list[_Read]) -> int:
+    return sum(1 for one in read if _is(entity, one))
+
+
+def _detach(future: asyncio.Future[Any]) -> Any:
+    """Mark a future's error as seen: a prefetch nobody awaits (its parent was null) must not log noise."""
+    future.add_done_callback(lambda f: f.cancelled() or f.exception())
+    return future

@@ -1,0 +1,305 @@
+"""Changes delivered to this process's subscriptions: records recognised as entities, matched to topics, batched.
+
+A record of the stream becomes one :class:`Change`: the entity and ids its image has, the image (the old one for a
+delete) and its position. It is delivered to every watch of a topic it belongs to: the item itself
+(``("node", <entity>, <pk>, <sk>)``) and each collection it is a member of (``("collection", <name>, <parent
+ids>...)``). Every subscriber of a change resolves its selection through :class:`SharedReads`, so the related items
+they need go out together as one BatchGetItem, whatever the number of subscribers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import deque
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from gateway.config import Settings
+from gateway.design.model import Entity, Item, Model
+from gateway.dynamo import streams, wire
+from gateway.dynamo.accounting import Ledger, next_round
+from gateway.dynamo.store import BatchResult, Key, QueryRequest, QueryResult, Store
+from gateway.errors import FellBehind, GatewayError, Unavailable
+from gateway.live import relay
+
+log = logging.getLogger(__name__)
+
+Topic = tuple[str, ...]
+
+KINDS = {"INSERT": "CREATED", "MODIFY": "UPDATED", "REMOVE": "DELETED"}
+WATCH_LIMIT = 1000
+"""Changes a subscriber may leave unread before it is told it fell behind (it resumes from its last position)."""
+_BATCH_WAIT = 0.005
+
+
+@dataclass(frozen=True)
+class Change:
+    kind: str
+    """CREATED, UPDATED or DELETED."""
+    entity: Entity
+    ids: dict[str, str]
+    item: Item
+    """The item as written; for a delete, as it was."""
+    position: str
+    reads: SharedReads
+
+
+def item_topic(model: Model, entity: Entity, ids: dict[str, str]) -> Topic:
+    return ("node", entity.name, *model.key(entity, ids).values())
+
+
+def collection_topic(name: str, parent: Entity, ids: dict[str, str]) -> Topic:
+    return ("collection", name, *(ids[field] for field in parent.id_fields))
+
+
+class Watch:
+    """The changes of some topics, in the order they arrived, until the feed closes."""
+
+    def __init__(self, topics: Sequence[Topic]) -> None:
+        self.topics = tuple(topics)
+        self._changes: deque[Change] = deque()
+        self._arrived = asyncio.Event()
+        self._closed = False
+        self._overflowed = False
+
+    def put(self, change: Change) -> None:
+        if len(self._changes) >= WATCH_LIMIT:
+            self._overflowed = True
+        else:
+            self._changes.append(change)
+        self._arrived.set()
+
+    def close(self) -> None:
+        self._closed = True
+        self._arrived.set()
+
+    async def __aiter__(self) -> AsyncIterator[Change]:
+        while True:
+            while self._changes:
+                yield self._changes.popleft()
+            if self._overflowed:
+                raise FellBehind("the subscription fell behind the changes: subscribe again after the last position")
+            if self._closed:
+                return
+            self._arrived.clear()
+            await self._arrived.wait()
+
+
+class Feed:
+    """This process's subscriptions and the changes that reach them."""
+
+    def __init__(self, store: Store, client: streams.StreamClient | None = None, arn: str | None = None) -> None:
+        self.store = store
+        self.model = store.model
+        self.client = client
+        self.arn = arn
+        self.relay: relay.Relay | None = None
+        self._watches: dict[Topic, set[Watch]] = {}
+        self._closed = False
+        self._replaying = asyncio.Semaphore(1)
+        self._relaying: asyncio.Task[None] | None = None
+
+    @classmethod
+    @asynccontextmanager
+    async def open(cls, settings: Settings, store: Store) -> AsyncIterator[Feed]:
+        """The feed of the table's stream, read through the lease; without a stream, subscriptions are refused."""
+        async with streams.StreamClient.open(settings, store.model) as client:
+            try:
+                arn = await client.stream_arn()
+            except GatewayError as error:
+                log.warning("subscriptions are off: %s", error.message)
+                arn = None
+            if arn is None:
+                log.warning("table %s has no stream with images: subscriptions are refused", store.table)
+            feed = cls(store, client, arn)
+            try:
+                yield feed
+            finally:
+                feed.close()
+                await relay.cancelled(feed._relaying)
+
+    def close(self) -> None:
+        """End every subscription (shutting down); none starts from now on."""
+        self._closed = True
+        for watches in self._watches.values():
+            for watch in watches:
+                watch.close()
+
+    @contextmanager
+    def watch(self, topics: Sequence[Topic]) -> Iterator[Watch]:
+        if self.arn is None:
+            raise Unavailable("subscriptions need the table's stream (NEW_AND_OLD_IMAGES): see create-table")
+        if self._closed:
+            raise Unavailable("the gateway is shutting down; subscribe again in a moment")
+        if self._relaying is None and self.client is not None:
+            # A process reads (or follows) the stream from its first subscription on: one that serves none
+            # sends DynamoDB Streams nothing.
+            self.relay = relay.Relay(self.client, self.arn, self.publish)
+            self._relaying = asyncio.create_task(self.relay.run())
+        watch = Watch(topics)
+        for topic in topics:
+            self._watches.setdefault(topic, set()).add(watch)
+        try:
+            yield watch
+        finally:
+            for topic in topics:
+                held = self._watches.get(topic)
+                if held is not None:
+                    held.discard(watch)
+                    if not held:
+                        del self._watches[topic]
+
+    def publish(self, record: streams.Record) -> None:
+        """Deliver one record of the stream to the watches of its topics."""
+        found = self._recognise(record)
+        if found is None:
+            return
+        entity, ids, item = found
+        watches: dict[int, Watch] = {}
+        for topic in self._topics(entity, ids):
+            for watch in self._watches.get(topic, ()):
+                watches[id(watch)] = watch
+        if not watches:
+            return
+        change = Change(KINDS[record["event"]], entity, ids, item, record["position"], SharedReads(self.store))
+        change.reads.expect(len(watches))
+        for watch in watches.values():
+            watch.put(change)
+
+    async def replay(self, after: str, topics: Sequence[Topic]) -> AsyncIterator[Change]:
+        """The changes of ``topics`` after the position ``after``, up to the present."""
+        if self.client is None or self.arn is None:
+            raise Unavailable("subscriptions need the table's stream (NEW_AND_OLD_IMAGES): see create-table")
+        wanted = set(topics)
+        found: list[tuple[str, tuple[Entity, dict[str, str], Item], str]] = []
+        # A replay reads the stream besides the lease holder: one at a time per process, so that clients
+        # reconnecting together (after a deploy) stay within the stream's readers per shard.
+        async with self._replaying:
+            async for record in relay.replay(self.client, self.arn, after):
+                one = self._recognise(record)
+                if one is not None and wanted & set(self._topics(one[0], one[1])):
+                    found.append((KINDS[record["event"]], one, record["position"]))
+        for kind, (entity, ids, item), position in found:
+            reads = SharedReads(self.store)
+            reads.expect(1)
+            yield Change(kind, entity, ids, item, position, reads)
+
+    def _recognise(self, record: streams.Record) -> tuple[Entity, dict[str, str], Item] | None:
+        raw = record.get("old" if record["event"] == "REMOVE" else "new")
+        if raw is None:
+            return None  # a stream without images: nothing to serve
+        item = wire.tolerant_decode_item(raw)
+        found = self.model.recognise(item)
+        if found is None or found[0].internal:
+            return None
+        return found[0], found[1], item
+
+    def _topics(self, entity: Entity, ids: dict[str, str]) -> list[Topic]:
+        topics = [item_topic(self.model, entity, ids)]
+        for collection in self.model.collections:
+            if collection.member is entity and collection.knows_parent(ids):
+                topics.append(collection_topic(collection.name, collection.parent, collection.parent_key(ids)))
+        return topics
+
+
+class SharedReads:
+    """The point reads of one change, shared by all its subscribers: what they ask for at the same time goes out as
+    one BatchGetItem, and an item read for one is not read again for another.
+
+    A batch goes out once every subscriber is waiting for it or done with the change, or a few milliseconds after
+    the last one asked. Each subscriber's own reader still applies that subscriber's guard to what it gets.
+    """
+
+    def __init__(self, store: Store) -> None:  # a view of ``store``: its client and model, not a client of its own
+        self._store = store
+        self.model = store.model
+        self.table = store.table
+        self.ledger = Ledger()
+        self._expected = 0
+        self._finished = 0
+        self._waiting = 0
+        self._known: dict[tuple[tuple[str, str], ...], Item | None] = {}
+        self._sent: dict[tuple[tuple[str, str], ...], asyncio.Future[None]] = {}
+        self._next: dict[tuple[tuple[str, str], ...], Key] = {}
+        self._batch: asyncio.Future[None] | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self._reading: set[asyncio.Future[None]] = set()
+
+    def expect(self, subscribers: int) -> None:
+        self._expected = subscribers
+
+    def done(self) -> None:
+        """One subscriber has read what it needs of the change."""
+        self._finished += 1
+        self._maybe_send()
+
+    async def batch_get(self, keys: Sequence[Key], ledger: Ledger, round_: int | None = None) -> BatchResult:
+        ids = [_key_id(key) for key in keys]
+        waits: set[asyncio.Future[None]] = set()
+        for key_id, key in zip(ids, keys, strict=True):
+            if key_id in self._known:
+                continue
+            if key_id in self._sent:
+                waits.add(self._sent[key_id])
+                continue
+            if self._batch is None:
+                self._batch = asyncio.get_running_loop().create_future()
+            self._next[key_id] = key
+            self._sent[key_id] = self._batch
+            waits.add(self._batch)
+        if waits:
+            self._waiting += 1
+            self._maybe_send()
+            try:
+                await asyncio.gather(*waits)
+            finally:
+                self._waiting -= 1
+        items = [item for item in (self._known.get(key_id) for key_id in dict.fromkeys(ids)) if item is not None]
+        return BatchResult(items, next_round() if round_ is None else round_)
+
+    async def query(self, request: QueryRequest, ledger: Ledger) -> QueryResult:
+        return await self._store.query(request, ledger)
+
+    async def query_once(self, request: QueryRequest, ledger: Ledger) -> QueryResult:
+        return await self._store.query_once(request, ledger)
+
+    def _maybe_send(self) -> None:
+        if self._batch is None:
+            return
+        if self._timer is not None:
+            self._timer.cancel()
+        if self._waiting + self._finished >= self._expected:
+            self._flush()
+        else:
+            self._timer = asyncio.get_running_loop().call_later(_BATCH_WAIT, self._flush)
+
+    def _flush(self) -> None:
+        batch, keys = self._batch, self._next
+        if batch is None:
+            return
+        self._batch, self._next, self._timer = None, {}, None
+        reading = asyncio.ensure_future(self._read(batch, keys))
+        self._reading.add(reading)  # held until it ends: the loop keeps only weak references to tasks
+        reading.add_done_callback(self._reading.discard)
+
+    async def _read(self, batch: asyncio.Future[None], keys: dict[tuple[tuple[str, str], ...], Key]) -> None:
+        try:
+            result = await self._store.batch_get(list(keys.values()), self.ledger)
+        except Exception as error:  # each subscriber waiting for the batch reports it
+            for key_id in keys:
+                del self._sent[key_id]
+            batch.set_exception(error)
+            batch.add_done_callback(lambda done: done.exception())
+            return
+        index = self.model.index(None)
+        found = {_key_id({index.pk: item[index.pk], index.sk: item[index.sk]}): item for item in result.items}
+        for key_id in keys:
+            self._known[key_id] = found.get(key_id)
+        batch.set_result(None)
+
+
+def _key_id(key: Key | dict[str, Any]) -> tuple[tuple[str, str], ...]:
+    return tuple(sorted(key.items()))

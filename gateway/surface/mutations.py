@@ -1,0 +1,211 @@
+"""The Mutation type: each entity created, updated and deleted, with typed results for expected refusals."""
+
+from __future__ import annotations
+
+import functools
+import operator
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any
+
+import strawberry
+
+from gateway.design.keys import validate_id
+from gateway.design.model import Entity, Item, graphql_name
+from gateway.errors import BadUserInput, Conflict, NotFound, Unavailable
+from gateway.surface.builder import Builder
+from gateway.surface.inputs import describe, expected_version, input_attributes, inputs, on_create, token_of
+from gateway.surface.toolkit import Fields, Info, article, new_class, resolve_info, signature, upper_first, verbs_of
+from gateway.surface.types import (
+    CASCADE,
+    EXPECTED_VERSION,
+    KEEP,
+    MUTATION_ERRORS,
+    OPTIONAL_VERSION,
+    UNCHANGED,
+    ClientToken,
+    ConflictError,
+    ConflictReason,
+    Deleted,
+    DeletedItems,
+    DeleteResult,
+    NotFoundError,
+    ValidationFailedError,
+)
+from gateway.writes import building
+from gateway.writes.writer import Writer
+
+
+def mutation_type(builder: Builder) -> Any:
+    fields = Fields("Mutation")
+    for entity in builder.entities:
+        cls = builder.types[entity.name]
+        description = f"The {entity.name}, or why the mutation changed nothing."
+        result: Any = Annotated[
+            functools.reduce(operator.or_, (cls, *MUTATION_ERRORS)),
+            strawberry.union(f"{entity.name}Result", description=description),
+        ]
+        verbs = verbs_of(entity)
+        create, update, delete = verbs["create"], verbs["update"], verbs["delete"]
+        fields.resolved(create, result, _create(builder, entity, create), _create_description(builder, entity))
+        description = f"Change {article(entity.name)} {entity.name} if it is still at expectedVersion."
+        fields.resolved(update, result, _update(builder, entity, update), description)
+        fields.resolved(delete, DeleteResult, _delete(builder, entity, delete), _delete_description(builder, entity))
+    if not fields.annotations:
+        return None
+    mutation = new_class("Mutation")
+    builder.pending.append((fields.apply(mutation), "What can be changed: each entity is created, updated, deleted."))
+    return mutation
+
+
+def _create_description(builder: Builder, entity: Entity) -> str:
+    text = f"A new {entity.name}"
+    if entity.mint is not None:
+        text += f", with a time-ordered {entity.mint}"
+    parents = [f"the {counted.collection.parent.name}" for counted in builder.declaration.writes.parents_of(entity)]
+    if parents:
+        text += f"; {' and '.join(parents)} must exist"
+    return text + ("." if entity.mint is not None else "; a conflict if it exists already.")
+
+
+def _delete_description(builder: Builder, entity: Entity) -> str:
+    members = [counted.collection.field for counted in builder.declaration.writes.children_of(entity)]
+    text = f"Delete {article(entity.name)} {entity.name}"
+    return text + (f"; one with {' or '.join(members)} only with cascade." if members else ".")
+
+
+def _create(builder: Builder, entity: Entity, verb: str) -> Callable[..., Any]:
+    fields = Fields(_input_name(verb))
+    given = [name for name in entity.key_fields if name != entity.mint]
+    for name in given:
+        if name in entity.optional_id_fields:
+            fields.plain(name, strawberry.ID | None, f"Part of the new {entity.name}'s key.", default=None)
+        else:
+            fields.plain(name, strawberry.ID, f"Part of the new {entity.name}'s key.")
+    for name, spec in input_attributes(entity):
+        python = builder.type_of(entity, name, spec, input_=True)
+        default = spec.default if spec.enum is None or spec.default is None else python(spec.default)
+        if spec.required:
+            fields.plain(name, python, describe(entity, name, spec))
+        else:
+            fields.plain(name, python | None, describe(entity, name, spec), default=default)
+    minted = f"; its {entity.mint} is minted" if entity.mint is not None else ""
+    input_type = _input(fields, f"The new {entity.name}'s ids and attributes{minted}.")
+
+    async def create(info: Info, data: Any, client_token: str | None) -> Any:
+        ids = {
+            name: validate_id(getattr(data, name), graphql_name(name))
+            for name in given
+            if getattr(data, name) is not None
+        }
+        if entity.mint is not None:
+            ids[entity.mint] = building.mint_id()
+        attributes = {**inputs(entity, data), **on_create(entity, ids)}
+        token = token_of(info, client_token, data)
+        return await _written(
+            builder, info, entity, await _writer(builder, info).create(entity, ids, attributes, token)
+        )
+
+    return _mutation_resolver(create, input_type, f"The {entity.name} to create.")
+
+
+def _update(builder: Builder, entity: Entity, verb: str) -> Callable[..., Any]:
+    fields = Fields(_input_name(verb))
+    for name in entity.id_fields:
+        fields.plain(name, strawberry.ID, f"Part of the {entity.name}'s key.")
+    fields.plain("expectedVersion", int, EXPECTED_VERSION)
+    for name, spec in input_attributes(entity):
+        keep = UNCHANGED if spec.required else KEEP
+        description = f"{describe(entity, name, spec)} {keep}"
+        fields.plain(
+            name, builder.type_of(entity, name, spec, input_=True) | None, description, default=strawberry.UNSET
+        )
+    input_type = _input(fields, f"The changes to {article(entity.name)} {entity.name}, at the version read last.")
+
+    async def update(info: Info, data: Any, client_token: str | None) -> Any:
+        ids = {name: validate_id(getattr(data, name), graphql_name(name)) for name in entity.id_fields}
+        changes = inputs(entity, data)
+        version = expected_version(data.expectedVersion) or 0
+        token = token_of(info, client_token, data)
+        return await _written(
+            builder, info, entity, await _writer(builder, info).update(entity, ids, changes, version, token)
+        )
+
+    return _mutation_resolver(update, input_type, f"The {entity.name} to change, and how.")
+
+
+def _delete(builder: Builder, entity: Entity, verb: str) -> Callable[..., Any]:
+    fields = Fields(_input_name(verb))
+    for name in entity.id_fields:
+        fields.plain(name, strawberry.ID, f"Part of the {entity.name}'s key.")
+    fields.plain("expectedVersion", int | None, OPTIONAL_VERSION, default=None)
+    if any(collection.parent is entity for collection in builder.model.collections):
+        fields.plain("cascade", bool, CASCADE, default=False)
+    input_type = _input(fields, f"The {entity.name} to delete.")
+
+    async def delete(info: Info, data: Any, client_token: str | None) -> Deleted:
+        ids = {name: validate_id(getattr(data, name), graphql_name(name)) for name in entity.id_fields}
+        version = expected_version(data.expectedVersion)
+        token = token_of(info, client_token, data)
+        cascade = bool(getattr(data, "cascade", False))
+        writer = _writer(builder, info)
+        counts = await writer.delete(entity, ids, expected_version=version, cascade=cascade, token=token)
+        return Deleted(items=[DeletedItems(type=name, count=count) for name, count in sorted(counts.items())])
+
+    return _mutation_resolver(delete, input_type, f"The {entity.name} to delete.")
+
+
+async def _written(builder: Builder, info: Info, entity: Entity, item: Item) -> Any:
+    """A create's or update's answer: the item written, with what its selection reads read ahead."""
+    item = info.context.reader.screen(item)
+    await info.context.reader.expand(entity, item, resolve_info(info))
+    return _result(builder, entity, item)
+
+
+def _writer(builder: Builder, info: Info) -> Writer:
+    # Mutations run one after another: what an earlier one (or the request's reads) left cached is stale now.
+    info.context.reader.forget()
+    store = info.context.store
+    if store is None:
+        raise Unavailable("mutations are not served here")
+    return Writer(store, builder.declaration.writes, info.context.ledger, info.context.guard)
+
+
+def _result(builder: Builder, entity: Entity, item: Item) -> Any:
+    ids = builder.model.ids_of(entity, item)
+    if ids is None:
+        raise NotFound(f"the {entity.name} written cannot be read back", entity=entity.name)
+    return builder.makers[entity.name](ids, item)
+
+
+def _input_name(verb: str) -> str:
+    return upper_first(verb) + "Input"
+
+
+def _input(fields: Fields, description: str) -> Any:
+    return strawberry.input(fields.apply(new_class(fields.owner)), description=description)
+
+
+def _mutation_resolver(
+    work: Callable[[Info, Any, str | None], Awaitable[Any]], input_type: Any, description: str
+) -> Callable[..., Any]:
+    async def resolve(root: Any, info: Info, **arguments: Any) -> Any:
+        return await _run(work(info, arguments["input"], arguments.get("client_token")))
+
+    argument = Annotated[input_type, strawberry.argument(description=description)]
+    return signature(resolve, [("input", argument)], [("client_token", ClientToken)])
+
+
+async def _run(work: Awaitable[Any]) -> Any:
+    """The mutation's result, or the typed error for an expected refusal; anything else is a GraphQL error."""
+    try:
+        return await work
+    except BadUserInput as error:
+        return ValidationFailedError(message=error.message, field=str(error.extensions.get("argument", "")))
+    except NotFound as error:
+        return NotFoundError(message=error.message, entity=str(error.extensions.get("entity", "")))
+    except Conflict as error:
+        return ConflictError(
+            message=error.message,
+            reason=ConflictReason(error.extensions.get("reason", "CHANGED")),
+            current_version=error.extensions.get("currentVersion"),
+        )

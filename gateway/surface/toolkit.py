@@ -1,0 +1,123 @@
+"""Building strawberry classes from data: fields by name, resolvers with declared signatures, names."""
+
+from __future__ import annotations
+
+import inspect
+import keyword
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any
+
+import strawberry
+from graphql import GraphQLResolveInfo, GraphQLSchema
+from strawberry.types.private import StrawberryPrivate
+
+from gateway.design.model import Entity, graphql_name
+from gateway.surface.context import Context
+
+Info = strawberry.Info[Context, None]
+
+
+def resolve_info(info: Info) -> GraphQLResolveInfo[Any]:
+    """graphql-core's resolve info behind strawberry's: the field nodes, parent type and fragments the look-ahead
+    reads. strawberry exposes no public way to it; this is the one place that reaches for it."""
+    raw: GraphQLResolveInfo[Any] = info._raw_info
+    return raw
+
+
+def graphql_schema(schema: strawberry.Schema) -> GraphQLSchema:
+    """graphql-core's schema behind strawberry's (no public accessor either): validation and the cost check read it."""
+    return schema._schema
+
+
+class Fields:
+    """The fields of one generated class, in order; a name given twice is a modelling error, reported at start-up."""
+
+    def __init__(self, owner: str, taken: Sequence[str] = ()) -> None:
+        self.owner = owner
+        self.taken = set(taken)
+        self.annotations: dict[str, Any] = {}
+        self.values: dict[str, Any] = {}
+
+    def add(self, name: str, annotation: Any, field: Any) -> None:
+        # The GraphQL name is also the Python attribute and keyword argument that carries the value.
+        if not name.isidentifier() or keyword.iskeyword(name) or name.startswith("_"):
+            raise ValueError(f"{self.owner}.{name}: not usable as a GraphQL field name")
+        if graphql_name(name) in self.taken:
+            raise ValueError(f"{self.owner}.{graphql_name(name)}: two fields of the same name")
+        self.taken.add(graphql_name(name))
+        if annotation is not None:
+            self.annotations[name] = annotation
+        self.values[name] = field
+
+    def plain(self, name: str, annotation: Any, description: str | None, **default: Any) -> None:
+        self.add(name, annotation, strawberry.field(name=graphql_name(name), description=description, **default))
+
+    def resolved(self, name: str, annotation: Any, resolver: Callable[..., Any], description: str | None) -> None:
+        field = strawberry.field(
+            resolver=resolver, graphql_type=annotation, name=graphql_name(name), description=description
+        )
+        self.add(name, annotation, field)
+
+    def private(self, name: str) -> None:
+        self.annotations[name] = Annotated[Any, StrawberryPrivate()]
+
+    def apply(self, cls: Any) -> Any:
+        cls.__annotations__ = self.annotations
+        for name, value in self.values.items():
+            setattr(cls, name, value)
+        return cls
+
+
+def new_class(name: str, *bases: type) -> Any:
+    return type(name, bases, {"__module__": "gateway.surface.graph"})
+
+
+def signature(
+    resolve: Callable[..., Any],
+    parameters: Sequence[tuple[str, Any]],
+    optional: Sequence[tuple[str, Any]] = (),
+    defaulted: Sequence[tuple[str, Any, Any]] = (),
+) -> Callable[..., Any]:
+    """``resolve`` (root, info, keyword arguments) exposing these arguments, the ``optional`` ones with a null
+    default and the ``defaulted`` ones with theirs: their names come from the declaration."""
+    kinds = inspect.Parameter
+    with_defaults = [*((name, annotation, None) for name, annotation in optional), *defaulted]
+    signature = inspect.Signature(
+        [
+            kinds("root", kinds.POSITIONAL_OR_KEYWORD),
+            kinds("info", kinds.POSITIONAL_OR_KEYWORD, annotation=Info),
+            *(kinds(name, kinds.KEYWORD_ONLY, annotation=annotation) for name, annotation in parameters),
+            *(
+                kinds(name, kinds.KEYWORD_ONLY, annotation=annotation, default=default)
+                for name, annotation, default in with_defaults
+            ),
+        ]
+    )
+    # strawberry reads the arguments from the signature and resolves their annotations from __annotations__.
+    resolve.__signature__ = signature  # type: ignore[attr-defined]  # functions take any attribute at run time
+    resolve.__annotations__ = {
+        "info": Info,
+        **dict(parameters),
+        **{name: annotation for name, annotation, _ in with_defaults},
+    }
+    return resolve
+
+
+def id_argument(name: str, description: str) -> Any:
+    return Annotated[strawberry.ID, strawberry.argument(name=graphql_name(name), description=description)]
+
+
+def list_or_null(item: Any) -> Any:
+    return list[item] | None
+
+
+def verbs_of(entity: Entity) -> dict[str, str]:
+    return {verb: entity.verbs.get(verb, verb + entity.name) for verb in ("create", "update", "delete")}
+
+
+def upper_first(name: str) -> str:
+    return name[:1].upper() + name[1:]
+
+
+def article(name: str) -> str:
+    return "an" if name[:1].upper() in "AEIOU" else "a"

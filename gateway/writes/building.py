@@ -1,0 +1,406 @@
+"""Write building: pure functions from an intended change to the conditional DynamoDB writes that make it safe.
+
+Like ``plan`` for reads, nothing here sends anything: the store sends, the writer interprets the answer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+from collections import Counter
+from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from gateway.design.declaration import Counted, WriteModel
+from gateway.design.keys import Ids
+from gateway.design.model import Entity, Item, Model, key_values
+from gateway.dynamo.requests import TRANSACTION_LIMIT, Placeholders, Refused, Role, Target, WriteOp
+
+VERSION = "version"
+WRITE_ID = "writeId"
+"""The id of the gateway write that last created or changed the item (counters aside): when DynamoDB's answer to
+a write is lost and the retry is refused, the item still carrying this write's id shows that it was applied."""
+TOKEN_LIFETIME_SECONDS = 24 * 3600
+
+Outcome = Literal["applied", "refused", "unknown"]
+
+
+# --- ids ------------------------------------------------------------------------------------------------------
+
+
+def mint_id(now: datetime | None = None) -> str:
+    """A new project or ticket id: UTC time to the microsecond, then a random suffix.
+
+    Ids sort by creation time (``20260315T142501.123456Z-9f3ac1d2``), contain no ``#``, and sort after the
+    ``2026-0042`` form of the same year, so both forms keep newest-first order together.
+    """
+    moment = (now or datetime.now(UTC)).astimezone(UTC)
+    return f"{moment:%Y%m%dT%H%M%S.%f}Z-{secrets.token_hex(4)}"
+
+
+def today(now: datetime | None = None) -> str:
+    return f"{(now or datetime.now(UTC)).astimezone(UTC):%Y-%m-%d}"
+
+
+def new_write_id() -> str:
+    """A fresh id for one write, sent with every attempt of it: 64 random bits, so no two writes share one."""
+    return secrets.token_hex(8)
+
+
+# --- single items ---------------------------------------------------------------------------------------------
+
+
+def create(
+    model: Model,
+    entity: Entity,
+    ids: Ids,
+    attributes: Mapping[str, Any],
+    counters: Iterable[str],
+    *,
+    write_id: str,
+) -> WriteOp:
+    """Put a new item at version 1 with its counters at 0; refused if an item with that key exists."""
+    expr = Placeholders()
+    values = {name: value for name, value in attributes.items() if value is not None}
+    item = model.item(entity, ids, {**values, VERSION: 1, **dict.fromkeys(counters, 0), WRITE_ID: write_id})
+    return WriteOp(
+        "Put",
+        model.key(entity, ids),
+        Target(entity, ids, "item"),
+        item=item,
+        condition=f"attribute_not_exists({expr.name(model.index(None).pk)})",
+        names=expr.names,
+        write_id=write_id,
+        version=1,
+    )
+
+
+def update(
+    model: Model,
+    entity: Entity,
+    ids: Ids,
+    changes: Mapping[str, Any],
+    expected_version: int,
+    *,
+    write_id: str,
+) -> WriteOp:
+    """Set (or, for None, remove) attributes and bump the version, only if the version is still the expected one.
+
+    A change of an attribute that an index's sort key holds sets that index's keys anew (``ids`` then holds the
+    other values of those keys), or removes them when the value is removed (a sparse index)."""
+    expr = Placeholders()
+    sets = [f"{expr.name(name)} = {expr.value(value)}" for name, value in changes.items() if value is not None]
+    sets.append(f"{expr.name(VERSION)} = {expr.value(expected_version + 1)}")
+    sets.append(f"{expr.name(WRITE_ID)} = {expr.value(write_id)}")
+    removes = [expr.name(name) for name, value in changes.items() if value is None]
+    for name, keys in rekeyed(model, entity, ids, changes).items():
+        if keys is None:
+            index = model.index(name)
+            removes += [expr.name(index.pk), expr.name(index.sk)]
+        else:
+            sets += [f"{expr.name(name)} = {expr.value(value)}" for name, value in keys.items()]
+    expression = "SET " + ", ".join(sets) + (" REMOVE " + ", ".join(removes) if removes else "")
+    conditions = [f"attribute_exists({expr.name(model.index(None).pk)})", *_index_keys_are(model, entity, ids, expr)]
+    condition = " AND ".join([*conditions, _version_is(expr, expected_version)])
+    return WriteOp(
+        "Update",
+        model.key(entity, ids),
+        Target(entity, ids, "item"),
+        update=expression,
+        condition=condition,
+        names=expr.names,
+        values=expr.values,
+        write_id=write_id,
+        version=expected_version + 1,
+    )
+
+
+def rekeyed(model: Model, entity: Entity, ids: Ids, changes: Mapping[str, Any]) -> dict[str, dict[str, str] | None]:
+    """The index keys that ``changes`` move, by index name: their new values, or None where the item leaves the index.
+
+    ``ids`` must hold every other value of those keys: ``needs_item`` says when they are to be read first."""
+    out: dict[str, dict[str, str] | None] = {}
+    values: dict[str, Any] = {**ids, **changes, **key_values(entity, changes)}
+    for name, shape in entity.keys.items():
+        if name is None or changes.keys().isdisjoint(entity.key_attributes & set(shape.sk.fields)):
+            continue
+        index = model.index(name)
+        if any(values.get(field) is None for field in shape.fields):
+            out[name] = None
+        else:
+            out[name] = {index.pk: shape.pk.format(values), index.sk: shape.sk.format(values)}
+    return out
+
+
+def needs_item(entity: Entity, ids: Ids, changes: Mapping[str, Any]) -> bool:
+    """Whether re-keying the indexes ``changes`` move needs values neither the ids nor the changes give."""
+    values = {**ids, **changes}
+    return any(
+        not changes.keys().isdisjoint(entity.key_attributes & set(shape.sk.fields))
+        and not all(field in values for field in shape.fields)
+        for name, shape in entity.keys.items()
+        if name is not None
+    )
+
+
+def delete(
+    model: Model,
+    entity: Entity,
+    ids: Ids,
+    *,
+    expected_version: int | None = None,
+    empty_counters: Iterable[str] = (),
+    role: Role = "item",
+) -> WriteOp:
+    """Delete an item that exists, carries the expected version, has every counter at 0, and has these ids.
+
+    The ids in other indexes are part of the condition, so an item read earlier to learn its parent (a ticket's
+    user) is deleted only if it still belongs to that parent.
+    """
+    expr = Placeholders()
+    conditions = [f"attribute_exists({expr.name(model.index(None).pk)})", *_index_keys_are(model, entity, ids, expr)]
+    if expected_version is not None:
+        conditions.append(_version_is(expr, expected_version))
+    conditions += [f"{expr.name(counter)} = {expr.value(0)}" for counter in empty_counters]
+    return WriteOp(
+        "Delete",
+        model.key(entity, ids),
+        Target(entity, ids, role),
+        condition=" AND ".join(conditions),
+        names=expr.names,
+        values=expr.values,
+    )
+
+
+def adjust(model: Model, entity: Entity, ids: Ids, deltas: Mapping[str, int], role: Role = "parent") -> WriteOp:
+    """Add to counters of an item; refused if the item or a counter is absent (it was never counted)."""
+    expr = Placeholders()
+    adds = [f"{expr.name(counter)} {expr.value(delta)}" for counter, delta in deltas.items()]
+    condition = " AND ".join(f"attribute_exists({expr.name(counter)})" for counter in deltas)
+    return WriteOp(
+        "Update",
+        model.key(entity, ids),
+        Target(entity, ids, role),
+        update="ADD " + ", ".join(adds),
+        condition=condition,
+        names=expr.names,
+        values=expr.values,
+    )
+
+
+def recount(model: Model, entity: Entity, ids: Ids, counts: Mapping[str, int], seen: Mapping[str, Any]) -> WriteOp:
+    """Set counters to what a count found, unless a write changed them since they were read (``seen``)."""
+    expr = Placeholders()
+    sets = ", ".join(f"{expr.name(counter)} = {expr.value(count)}" for counter, count in counts.items())
+    conditions = [f"attribute_exists({expr.name(model.index(None).pk)})"]
+    for counter in counts:
+        was = seen.get(counter)
+        placeholder = expr.name(counter)
+        conditions.append(
+            f"attribute_not_exists({placeholder})" if was is None else f"{placeholder} = {expr.value(was)}"
+        )
+    return WriteOp(
+        "Update",
+        model.key(entity, ids),
+        Target(entity, ids, "counted"),
+        update="SET " + sets,
+        condition=" AND ".join(conditions),
+        names=expr.names,
+        values=expr.values,
+    )
+
+
+def _index_keys_are(model: Model, entity: Entity, ids: Ids, expr: Placeholders) -> list[str]:
+    """Conditions that the item's index keys are what its ids say, when all of them are known (sparse ones aside)."""
+    if not entity.all_id_fields - entity.optional_id_fields <= ids.keys():
+        return []
+    table = model.index(None)
+    return [
+        f"{expr.name(name)} = {expr.value(value)}"
+        for name, value in model.key_attributes(entity, ids).items()
+        if name not in (table.pk, table.sk)
+    ]
+
+
+def _version_is(expr: Placeholders, expected: int) -> str:
+    # Items written by another tool carry no version: they count as version 0.
+    name = expr.name(VERSION)
+    return f"attribute_not_exists({name})" if expected == 0 else f"{name} = {expr.value(expected)}"
+
+
+def version_of(item: Item) -> int:
+    value = item.get(VERSION)
+    return int(value) if value is not None else 0
+
+
+def outcome_of(op: WriteOp, refused: Refused) -> Outcome:
+    """What a refused single write says about the write itself: applied by an earlier attempt, refused, or unknown.
+
+    A write whose answer was lost is sent again, and the retry fails its own condition. The item as it was
+    (ALL_OLD) tells: it carries this write's id, so the write was applied. Without a lost answer the refusal is
+    DynamoDB's last word. After one, a delete that finds the item gone did its job (it was gone either way);
+    a create or an update that finds the item gone or moved past the version it would have written cannot tell
+    whether it was applied before another write: that is unknown, never a refusal.
+    """
+    old = refused.reasons[0].item
+    if op.write_id is not None and old is not None and old.get(WRITE_ID) == op.write_id:
+        return "applied"
+    if not refused.uncertain:
+        return "refused"
+    if op.action == "Delete":
+        return "applied" if old is None else "refused"
+    if op.version is not None and (old is None or version_of(old) > op.version):
+        return "unknown"
+    return "refused"
+
+
+# --- parents and counters -------------------------------------------------------------------------------------
+
+
+def parent_ids(counted: Counted, ids: Ids) -> dict[str, str]:
+    return counted.collection.parent_key(ids)
+
+
+def counter_ops(
+    writes: WriteModel, members: Iterable[tuple[Entity, Ids]], sign: int, skip: Container[tuple[str, str]] = ()
+) -> list[WriteOp]:
+    """One counter update per parent item for members created (+1) or deleted (-1) together.
+
+    Parents whose key is in ``skip`` are left out: a member written by another tool may point at a parent that
+    does not exist, and deleting such a member has no counter to keep.
+    """
+    deltas: dict[tuple[str, str], tuple[Entity, dict[str, str], dict[str, int]]] = {}
+    for entity, ids in members:
+        for counted in writes.parents_of(entity):
+            parent = counted.collection.parent
+            pids = parent_ids(counted, ids)
+            key = model_key(writes.model, parent, pids)
+            if key in skip:
+                continue
+            _, _, counters = deltas.setdefault(key, (parent, pids, {}))
+            counters[counted.attribute] = counters.get(counted.attribute, 0) + sign
+    return [adjust(writes.model, parent, pids, counters) for parent, pids, counters in deltas.values()]
+
+
+def member_counts(declaration: WriteModel, items: Iterable[Item]) -> Counter[tuple[tuple[str, str], str]]:
+    """How many members each parent has among ``items``: (parent key, counter attribute) -> count."""
+    model = declaration.model
+    counts: Counter[tuple[tuple[str, str], str]] = Counter()
+    for item in items:
+        found = model.recognise(item)
+        if found is None:
+            continue
+        entity, ids = found
+        for counted in declaration.parents_of(entity):
+            parent = model_key(model, counted.collection.parent, parent_ids(counted, ids))
+            counts[parent, counted.attribute] += 1
+    return counts
+
+
+def with_counters(declaration: WriteModel, items: Iterable[Item]) -> list[Item]:
+    """``items`` with the counters their members imply set on each parent: data loaded in bulk, as counted."""
+    loaded = list(items)
+    counts = member_counts(declaration, loaded)
+    model = declaration.model
+    out: list[Item] = []
+    for item in loaded:
+        found = model.recognise(item)
+        counters = declaration.children_of(found[0]) if found else []
+        if found and counters:
+            key = model_key(model, found[0], found[1])
+            item = {**item, **{c.attribute: counts[key, c.attribute] for c in counters}}
+        out.append(item)
+    return out
+
+
+def model_key(model: Model, entity: Entity, ids: Ids) -> tuple[str, str]:
+    table = model.index(None)
+    key = model.key(entity, ids)
+    return key[table.pk], key[table.sk]
+
+
+# --- idempotency ----------------------------------------------------------------------------------------------
+
+
+def fingerprint(mutation: str, arguments: Mapping[str, Any], caller: str) -> str:
+    """What a client token is bound to: the caller, the mutation and its arguments, whatever their order.
+
+    Records are the caller's own already (``token_key``); the caller is in the fingerprint too, so a record can
+    only ever answer the caller that wrote it, whatever key it is found under.
+    """
+    text = json.dumps({"caller": caller, "mutation": mutation, "arguments": arguments}, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def token_key(caller: str, token: str) -> str:
+    """The id of a client token's record: a digest of the caller and the token, so callers' tokens never meet.
+
+    A caller cannot learn that another used a token, nor claim one first. Hex: it never contains ``#``.
+    """
+    return hashlib.sha256(json.dumps([caller, token]).encode()).hexdigest()
+
+
+def token_ids(writes: WriteModel, caller: str, token: str) -> dict[str, str]:
+    """The ids of the record item of ``caller``'s ``token``."""
+    return {writes.token.id_fields[0]: token_key(caller, token)}
+
+
+def token_record(
+    writes: WriteModel,
+    caller: str,
+    token: str,
+    print_: str,
+    result: Mapping[str, Any],
+    now: datetime | None = None,
+) -> WriteOp:
+    """Record that the caller's mutation with this token was applied, in the same transaction that applies it.
+
+    Refused while an unexpired record exists, so a retry never applies twice; the record it finds (ALL_OLD)
+    tells whether the retry is the same mutation (its result is returned again) or another one (refused).
+    """
+    moment = int((now or datetime.now(UTC)).timestamp())
+    expr = Placeholders()
+    ids = token_ids(writes, caller, token)
+    item = writes.model.item(
+        writes.token,
+        ids,
+        {"fingerprint": print_, "result": dict(result), "expiresAt": moment + TOKEN_LIFETIME_SECONDS},
+    )
+    pk = expr.name(writes.model.index(None).pk)
+    return WriteOp(
+        "Put",
+        writes.model.key(writes.token, ids),
+        Target(writes.token, ids, "token"),
+        item=item,
+        condition=f"attribute_not_exists({pk}) OR {expr.name('expiresAt')} < {expr.value(moment)}",
+        names=expr.names,
+        values=expr.values,
+    )
+
+
+# --- transactions ---------------------------------------------------------------------------------------------
+
+
+Member = tuple[Entity, Ids]
+
+
+def member_deletes(
+    writes: WriteModel, members: Sequence[Member], skip: Container[tuple[str, str]] = ()
+) -> list[WriteOp]:
+    """Delete members that have no members of their own, with their parents' counters, in one transaction."""
+    deletes = [delete(writes.model, entity, ids, role="member") for entity, ids in members]
+    return deletes + counter_ops(writes, members, -1, skip)
+
+
+def member_batches(writes: WriteModel, members: Sequence[Member]) -> Iterator[list[Member]]:
+    """Members in groups whose ``member_deletes`` fit in one transaction of at most 100 items."""
+    batch: list[Member] = []
+    for member in members:
+        if batch and len(member_deletes(writes, [*batch, member])) > TRANSACTION_LIMIT:
+            yield batch
+            batch = []
+        batch.append(member)
+    if batch:
+        yield batch
