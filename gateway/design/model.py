@@ -236,7 +236,7 @@ class Entity:
         if unknown:
             raise ValueError(f"{self.name}: unknown mutation verbs {sorted(unknown)}")
         for index, shape in self.keys.items():
-            _validate_key_attributes(self, index, shape)
+            _validate_indexed_attributes(self, index, shape)
         for index, shapes in self.variants.items():
             if index is None or index not in self.keys:
                 raise ValueError(
@@ -244,7 +244,7 @@ class Entity:
                     " in a secondary index its keys declare"
                 )
             for shape in shapes:
-                _validate_key_attributes(self, index, shape)
+                _validate_indexed_attributes(self, index, shape)
 
     # Normalised by __post_init__: every value is an Attribute.
     @property
@@ -271,10 +271,10 @@ class Entity:
 
     @cached_property
     def all_id_fields(self) -> frozenset[str]:
-        return frozenset().union(*(shape.fields for shape in self._all_shapes)) - self.key_attributes
+        return frozenset().union(*(shape.fields for shape in self._all_shapes)) - self.indexed_attributes
 
     @cached_property
-    def key_attributes(self) -> frozenset[str]:
+    def indexed_attributes(self) -> frozenset[str]:
         """The declared attributes that index sort keys hold (``o#{orderDate}``): values, not ids."""
         declared = self.declared
         return frozenset(
@@ -300,7 +300,7 @@ class Entity:
         """Every id of the entity's own key templates, table key first: its natural key fields in GraphQL."""
         ordered = [*self.id_fields]
         for shape in self._all_shapes:
-            ordered += [name for name in (*shape.pk.fields, *shape.sk.fields) if name not in self.key_attributes]
+            ordered += [name for name in (*shape.pk.fields, *shape.sk.fields) if name not in self.indexed_attributes]
         return tuple(dict.fromkeys(ordered))
 
 
@@ -553,7 +553,7 @@ class Model:
                     continue
                 shape = known[0]
             # Without its values, an index key is unknown (an update's) or not written (a sparse index's).
-            partial = shape.sparse or not entity.key_attributes.isdisjoint(shape.sk.fields)
+            partial = shape.sparse or not entity.indexed_attributes.isdisjoint(shape.sk.fields)
             if partial and not all(field in ids and ids[field] is not None for field in shape.fields):
                 continue
             index = self.index(name)
@@ -565,7 +565,7 @@ class Model:
 
     def item(self, entity: Entity, ids: Ids, attributes: Mapping[str, Any]) -> Item:
         """A whole item as stored: the entity's key attributes in every index, then its attributes."""
-        values = key_values(entity, attributes)
+        values = indexed_values(entity, attributes)
         return {**attributes, **self.key_attributes(entity, {**ids, **values} if values else ids)}
 
     def position_fields(self, collection: Collection) -> list[str]:
@@ -815,22 +815,22 @@ def _validate_told_apart(a: Entity, b: Entity) -> None:
 _KEY_ATTRIBUTE_TYPES = ("S", "DATE", "INT")
 
 
-def key_values(entity: Entity, attributes: Mapping[str, Any]) -> dict[str, str]:
+def indexed_values(entity: Entity, attributes: Mapping[str, Any]) -> dict[str, str]:
     """The values among ``attributes`` that ``entity``'s index keys hold, as key text; BadUserInput for one that a
     key segment cannot hold (a separator, a control character), before any request."""
     return {
         name: validate_id(str(attributes[name]), graphql_name(name))
-        for name in entity.key_attributes
+        for name in entity.indexed_attributes
         if attributes.get(name) is not None
     }
 
 
-def _validate_key_attributes(entity: Entity, index: str | None, shape: KeyShape) -> None:
+def _validate_indexed_attributes(entity: Entity, index: str | None, shape: KeyShape) -> None:
     """An attribute in a key is a value an index is sorted by: in a secondary index's sort key only, of a type
     that is text in a key, and present whenever the item is in the index."""
     where = f"{entity.name}: {{name}} is an attribute, in the key {{pattern!r}}"
     for name in (*shape.pk.fields, *(shape.sk.fields if index is None else ())):
-        if name in entity.key_attributes or (name in entity.declared and entity.declared[name].from_id is None):
+        if name in entity.indexed_attributes or (name in entity.declared and entity.declared[name].from_id is None):
             pattern = shape.pk.pattern if name in shape.pk.fields else shape.sk.pattern
             raise ValueError(
                 where.format(name=name, pattern=pattern)

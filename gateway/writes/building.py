@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from gateway.design.declaration import Counted, WriteModel
 from gateway.design.keys import Ids
-from gateway.design.model import Entity, Item, Model, key_values
+from gateway.design.model import Entity, Item, Model, indexed_values
 from gateway.dynamo.requests import TRANSACTION_LIMIT, Placeholders, Refused, Role, Target, WriteOp
 
 VERSION = "version"
@@ -122,9 +122,9 @@ def rekeyed(model: Model, entity: Entity, ids: Ids, changes: Mapping[str, Any]) 
 
     ``ids`` must hold every other value of those keys: ``needs_item`` says when they are to be read first."""
     out: dict[str, dict[str, str] | None] = {}
-    values: dict[str, Any] = {**ids, **changes, **key_values(entity, changes)}
+    values: dict[str, Any] = {**ids, **changes, **indexed_values(entity, changes)}
     for name, shape in entity.keys.items():
-        if name is None or changes.keys().isdisjoint(entity.key_attributes & set(shape.sk.fields)):
+        if name is None or changes.keys().isdisjoint(entity.indexed_attributes & set(shape.sk.fields)):
             continue
         index = model.index(name)
         if any(values.get(field) is None for field in shape.fields):
@@ -138,7 +138,7 @@ def needs_item(entity: Entity, ids: Ids, changes: Mapping[str, Any]) -> bool:
     """Whether re-keying the indexes ``changes`` move needs values neither the ids nor the changes give."""
     values = {**ids, **changes}
     return any(
-        not changes.keys().isdisjoint(entity.key_attributes & set(shape.sk.fields))
+        not changes.keys().isdisjoint(entity.indexed_attributes & set(shape.sk.fields))
         and not all(field in values for field in shape.fields)
         for name, shape in entity.keys.items()
         if name is not None
