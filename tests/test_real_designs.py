@@ -115,6 +115,19 @@ def test_a_create_writes_the_discriminator_and_an_update_never_changes_another_e
     assert "plan" not in stored and stored["EntityType"] == {"S": "user"}
 
 
+def test_an_item_is_one_entity_or_none(caplog: pytest.LogCaptureFixture) -> None:
+    model = ACCOUNTS.model
+    key = {"PK": "ACCOUNT#ann", "SK": "ACCOUNT#ann"}
+    assert model.recognise({**key, "EntityType": "user"}) == (USER, {"name": "ann"})
+    assert model.recognise({**key, "EntityType": "org"}) == (ORGANIZATION, {"name": "ann"})
+    assert model.recognise({**key, "EntityType": "robot"}) is None
+    assert model.recognise(key) is None
+    caplog.set_level(logging.WARNING)
+    # A key alone (what a write names) could be either: neither, and said so.
+    assert model.recognise(key, partial=True) is None
+    assert "could be User or Organization" in caplog.text
+
+
 def test_shared_key_shapes_without_discriminators_are_refused_naming_both_and_the_fix() -> None:
     plain = Entity("Organization", {None: KeyShape.of("ACCOUNT#{name}", "ACCOUNT#{name}")})
     with pytest.raises(ValueError) as refused:

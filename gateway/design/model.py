@@ -612,7 +612,7 @@ class Model:
                 return entity, ids
             if match is not None:
                 log.warning(
-                    "skipping an item that is both a %s and a %s: %s=%r %s=%r",
+                    "skipping an item that could be %s or %s: %s=%r %s=%r",
                     match[0].name,
                     entity.name,
                     table.pk,
