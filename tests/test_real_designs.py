@@ -661,3 +661,51 @@ def test_sets_json_and_numbers_kept_as_text_are_written_as_stored(catalog: tuple
     assert emptied["tags"] is None
     item = dynamodb.get_item(TableName=table, Key={"PK": {"S": "p#3"}, "SK": {"S": "p#3"}})["Item"]
     assert "tags" not in item
+
+
+# --- a value in a sparse index's sort key: set, moved, removed ----------------------------------------------------
+
+BOARD = Entity("Board", {None: KeyShape.of("BOARD#{boardId}", "BOARD")}, {"title": "S"})
+TASK = Entity(
+    "Task",
+    {
+        None: KeyShape.of("TASK#{taskId}", "TASK"),
+        "GSI1": KeyShape.of("BOARD#{boardId}", "DUE#{dueOn}#{taskId}", sparse=True),
+    },
+    {"dueOn": Attribute("DATE", "When it is due; a task without one is in no agenda.")},
+)
+PLANNER = Declaration(
+    Model("planner", (TABLE, GSI1), (BOARD, TASK), collections=(Collection("Board.agenda", BOARD, TASK, "GSI1"),))
+)
+
+
+@pytest.fixture(scope="module")
+def planner(dynamodb: Any, endpoint: str, gateway_factory: Callable[..., Gateway]) -> Iterator[tuple[Gateway, str]]:
+    yield from _serve(dynamodb, endpoint, gateway_factory, PLANNER, [{"PK": "BOARD#b1", "SK": "BOARD", "title": "B"}])
+
+
+def test_a_date_in_a_sparse_index_moves_the_item_and_its_removal_takes_it_out(
+    planner: tuple[Gateway, str], dynamodb: Any
+) -> None:
+    gateway, table = planner
+    for task, due in [("t1", "2026-03-01"), ("t2", "2026-01-15")]:
+        mutate(gateway, "createTask", {"taskId": task, "boardId": "b1", "dueOn": due})
+    agenda = '{ board(boardId: "b1") { agenda { nodes { taskId dueOn } } } }'
+    assert _data(gateway, agenda)[0]["board"]["agenda"]["nodes"] == [
+        {"taskId": "t2", "dueOn": "2026-01-15"},
+        {"taskId": "t1", "dueOn": "2026-03-01"},
+    ]
+    moved, sent = mutate(gateway, "updateTask", {"taskId": "t1", "expectedVersion": 1, "dueOn": "2026-01-01"})
+    assert (moved["__typename"], sent) == ("Task", {"GetItem": 1, "UpdateItem": 1})
+    assert [n["taskId"] for n in _data(gateway, agenda)[0]["board"]["agenda"]["nodes"]] == ["t1", "t2"]
+    dropped, _ = mutate(gateway, "updateTask", {"taskId": "t2", "expectedVersion": 1, "dueOn": None})
+    assert dropped["__typename"] == "Task"
+    item = dynamodb.get_item(TableName=table, Key={"PK": {"S": "TASK#t2"}, "SK": {"S": "TASK"}})["Item"]
+    assert "GSI1PK" not in item and "GSI1SK" not in item and "dueOn" not in item
+    data, _ = _data(
+        gateway, '{ task(taskId: "t2") { taskId boardId dueOn } board(boardId: "b1") { agenda { nodes { taskId } } } }'
+    )
+    assert data == {
+        "task": {"taskId": "t2", "boardId": None, "dueOn": None},
+        "board": {"agenda": {"nodes": [{"taskId": "t1"}]}},
+    }
