@@ -7,16 +7,13 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from gateway.design import segments
 from gateway.errors import BadUserInput
 
 SEPARATOR = "#"
 MAX_ID_LENGTH = 128
 
-_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
-_SHARD = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)%([0-9]+)\}")
-_SHARD_NAME = "__shard__"
-MAX_SHARDS = 16
-"""The most partitions a key may spread over: a sharded page is one Query per shard."""
+_SHARD_NAME = segments.SHARD_NAME
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 Ids = Mapping[str, str]
@@ -52,10 +49,14 @@ class KeyTemplate:
 
     A segment ``{taskId%8}`` is a shard: the number, 0 to 7, that :func:`shard_of` gives for the id ``taskId``
     (``WS#{workspaceId}#{taskId%8}`` spreads a workspace's tasks over eight partitions). The shard is no id of its
-    own: it is computed from ``taskId`` whenever a key is formatted, and dropped when one is parsed.
+    own: it is computed from ``taskId`` whenever a key is formatted, and dropped when one is parsed. A segment
+    ``{ticketId:07}`` is a whole number written zero-padded (``TICKET#0000007``) and read back without the padding
+    (``7``). ``separator``: the character this template's ids may not hold besides ``#`` (``ORDER|{orderId}``
+    with ``"|"``). See :mod:`gateway.design.segments` for what a template may look like.
     """
 
     pattern: str
+    separator: str = SEPARATOR
     fields: tuple[str, ...] = field(init=False)
     literal_prefix: str = field(init=False)
     separators: int = field(init=False)
@@ -66,41 +67,29 @@ class KeyTemplate:
     """How many partitions keys of this template spread over: 1 without a shard segment."""
     _regex: re.Pattern[str] = field(init=False, repr=False, compare=False)
     _format: str = field(init=False, repr=False, compare=False)
+    _layout: segments.Layout = field(init=False, repr=False, compare=False)
+    _padded: tuple[segments.Segment, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        sharded = _SHARD.findall(self.pattern)
-        if len(sharded) > 1:
-            raise ValueError(f"key template {self.pattern!r}: one shard segment at most")
-        sharded_by, shards = (sharded[0][0], int(sharded[0][1])) if sharded else (None, 1)
-        if sharded and not 2 <= shards <= MAX_SHARDS:
-            raise ValueError(f"key template {self.pattern!r}: a key spreads over 2 to {MAX_SHARDS} shards")
-        # The shard segment is parsed and formatted as a field of a reserved name, and is not one of the ids.
-        pattern = _SHARD.sub("{" + _SHARD_NAME + "}", self.pattern)
-        placeholders = tuple(_PLACEHOLDER.findall(pattern))
-        if placeholders.count(_SHARD_NAME) != len(sharded):
-            raise ValueError(f"key template {self.pattern!r}: {_SHARD_NAME} is not a field name")
+        stops = "".join(dict.fromkeys(SEPARATOR + self.separator))
+        layout = segments.layout(self.pattern, self.separator, stops)
+        literals, parts = layout.literals, layout.segments
+        placeholders = tuple(part.name for part in parts)
+        shard = next((part for part in parts if part.sharded_by is not None), None)
         fields = tuple(name for name in placeholders if name != _SHARD_NAME)
-        literals = _PLACEHOLDER.split(pattern)[::2]
-        between = literals[1:-1]
-        if (literals[0] and placeholders and not literals[0].endswith(SEPARATOR)) or any(
-            not (literal.startswith(SEPARATOR) and literal.endswith(SEPARATOR)) for literal in between
-        ):
-            raise ValueError(f"key template {self.pattern!r}: a field must follow {SEPARATOR!r}")
-        if placeholders and literals[-1] and not literals[-1].startswith(SEPARATOR):
-            raise ValueError(f"key template {self.pattern!r}: text after a field must start with {SEPARATOR!r}")
-        if SEPARATOR in "".join(fields):
-            raise ValueError(f"key template {self.pattern!r}: field names may not contain {SEPARATOR!r}")
         # A repeated field matches the text of its first occurrence, so it holds one value.
         regex = "".join(
-            re.escape(literal) + _group(name, placeholders[:i]) if i < len(placeholders) else re.escape(literal)
-            for i, (literal, name) in enumerate(zip(literals, [*placeholders, ""], strict=True))
+            re.escape(literal) + (part.regex(stops, placeholders[:i]) if part is not None else "")
+            for i, (literal, part) in enumerate(zip(literals, [*parts, None], strict=True))
         )
         object.__setattr__(self, "fields", fields)
         object.__setattr__(self, "literal_prefix", literals[0])
         object.__setattr__(self, "separators", "".join(literals).count(SEPARATOR))
-        object.__setattr__(self, "sharded_by", sharded_by)
-        object.__setattr__(self, "shards", shards)
+        object.__setattr__(self, "sharded_by", None if shard is None else shard.sharded_by)
+        object.__setattr__(self, "shards", 1 if shard is None else shard.shards)
         object.__setattr__(self, "_regex", re.compile(regex))
+        object.__setattr__(self, "_layout", layout)
+        object.__setattr__(self, "_padded", tuple(part for part in parts if part.width is not None))
         # The pattern for str.format (literal braces doubled): keys are formatted for every item a request reads.
         template = "".join(
             literal.replace("{", "{{").replace("}", "}}") + ("{" + name + "}" if i < len(placeholders) else "")
@@ -122,24 +111,37 @@ class KeyTemplate:
 
     def format(self, ids: Ids) -> str:
         if self.sharded_by is None:
-            return self._format.format_map(ids)
-        return self.partition(ids, shard_of(ids[self.sharded_by], self.shards))
+            if self._layout.plain and self.separator == SEPARATOR:
+                return self._format.format_map(ids)
+            return self._written(ids, None)
+        return self.partition(ids, shard_of(str(ids[self.sharded_by]), self.shards))
 
     def partition(self, ids: Ids, shard: int | str) -> str:
         """The key of shard ``shard`` (0 for a key without shards): what a sharded collection reads, one Query per
         shard, knowing its parent's ids only (a plan shows ``<shard>``)."""
-        return self._format.format_map({**ids, _SHARD_NAME: str(shard)})
+        if self._layout.plain and self.separator == SEPARATOR:
+            return self._format.format_map({**ids, _SHARD_NAME: str(shard)})
+        return self._written(ids, shard)
+
+    def _written(self, ids: Ids, shard: int | str | None) -> str:
+        out = []
+        for literal, part in zip(self._layout.literals, self._layout.segments, strict=False):
+            out.append(literal)
+            out.append(str(shard) if part.name == _SHARD_NAME else part.text(ids[part.name], self.separator))
+        out.append(self._layout.literals[-1])
+        return "".join(out)
 
     def prefix(self, ids: Ids) -> str:
         """The key up to the first id not given: the argument of ``begins_with`` at that level."""
         out = []
-        for i, part in enumerate(_PLACEHOLDER.split(_SHARD.sub("{" + _SHARD_NAME + "}", self.pattern))):
-            if i % 2 == 0:
-                out.append(part)
-            elif part in ids:
-                out.append(ids[part])
-            elif part == _SHARD_NAME and self.sharded_by is not None and self.sharded_by in ids:
-                out.append(str(shard_of(ids[self.sharded_by], self.shards)))
+        for literal, part in zip(self._layout.literals, [*self._layout.segments, None], strict=True):
+            out.append(literal)
+            if part is None:
+                break
+            if part.name in ids:
+                out.append(part.text(ids[part.name], self.separator))
+            elif part.name == _SHARD_NAME and self.sharded_by is not None and self.sharded_by in ids:
+                out.append(str(shard_of(str(ids[self.sharded_by]), self.shards)))
             else:
                 break
         return "".join(out)
@@ -152,11 +154,6 @@ class KeyTemplate:
         ids = match.groupdict()
         if self.sharded_by is not None:
             del ids[_SHARD_NAME]
+        for part in self._padded:
+            ids[part.name] = part.value(ids[part.name])
         return ids
-
-
-def _group(name: str, before: tuple[str, ...]) -> str:
-    """The regular expression of one segment: a shard's number, an id, or the same id again."""
-    if name == _SHARD_NAME:
-        return f"(?P<{name}>0|[1-9][0-9]*)"
-    return f"(?P={name})" if name in before else f"(?P<{name}>[^{SEPARATOR}]+)"

@@ -15,14 +15,16 @@ from decimal import Decimal
 from functools import cached_property
 from typing import Any, Literal
 
-from gateway.design.keys import Ids, KeyTemplate, head
+from gateway.design import values
+from gateway.design.keys import Ids, KeyTemplate, head, validate_id
 
 log = logging.getLogger(__name__)
 
 Item = dict[str, Any]
-AttributeType = Literal["S", "N", "INT", "BOOL", "L", "M", "DATE"]
-"""DynamoDB's types, INT: a number stored as N that is served as a GraphQL Int (32-bit, integral), and DATE: a
-calendar date stored as S ``YYYY-MM-DD`` that is served as the ``Date`` scalar."""
+AttributeType = Literal["S", "N", "INT", "BOOL", "L", "M", "DATE", "SS", "NS", "JSON"]
+"""DynamoDB's types, INT: a number stored as N that is served as a GraphQL Int (32-bit, integral), DATE: a
+calendar date stored as S ``YYYY-MM-DD`` that is served as the ``Date`` scalar, SS and NS: string and number sets
+served as lists, and JSON: any value (an open map, a list, ...) served as the ``JSON`` scalar."""
 
 _ENUM_VALUE = re.compile(r"[_A-Za-z][_0-9A-Za-z]*")
 
@@ -32,6 +34,7 @@ MAX_TEXT = 1000
 MAX_ITEMS = 100
 """The most elements a list attribute may hold after a write, unless the attribute declares its own bound."""
 SCALAR_TYPES: tuple[AttributeType, ...] = ("S", "N", "INT", "BOOL", "DATE")
+_SET_ELEMENTS: dict[AttributeType, AttributeType] = {"SS": "S", "NS": "N"}
 
 
 @dataclass(frozen=True)
@@ -41,7 +44,8 @@ class Attribute:
     ``required``: a create must give it and an update may not remove it. ``default``: what a create stores when
     the input leaves it out. ``from_id``: a stored copy of an id field, written by creates and never an input.
     ``on_create`` ``"today"``: the UTC date of the create. ``writable`` False: kept by the gateway (counters).
-    ``minimum``/``maximum`` bound an INT; ``max_length`` bounds a text. ``enum``: the closed set of values an S
+    ``minimum``/``maximum`` bound an INT; ``max_length`` bounds a text. ``text``: an N or INT stored as a string
+    (``"Price": "100"``), served as a number and written back as text. ``enum``: the closed set of values an S
     attribute holds (a tuple, or a mapping of each value to its description), served as a GraphQL enum named after
     the entity and the attribute (``ProjectStatus``) whose values are the stored strings themselves, so clients
     send and receive what is stored; inputs outside the set are refused.
@@ -70,8 +74,11 @@ class Attribute:
     shape: Shape | None = None
     element: AttributeType | None = None
     max_items: int = MAX_ITEMS
+    text: bool = False
 
     def __post_init__(self) -> None:
+        if self.text and self.type not in ("N", "INT"):
+            raise ValueError(f"text= keeps a number as a string; {self.type} is no number")
         if self.shape is not None and self.type not in ("M", "L"):
             raise ValueError(f"a shape describes an M or an L, not {self.type}")
         if self.element is not None and (self.type != "L" or self.element not in SCALAR_TYPES):
@@ -107,6 +114,8 @@ class Attribute:
     @cached_property
     def each(self) -> Attribute | None:
         """What each element of a typed list is; None for any other attribute."""
+        if self.type in _SET_ELEMENTS:
+            return Attribute(_SET_ELEMENTS[self.type])
         if self.type != "L":
             return None
         if self.shape is not None:
@@ -116,7 +125,9 @@ class Attribute:
     @property
     def is_typed(self) -> bool:
         """Whether GraphQL serves it: a scalar, a map of a shape, or a list of either."""
-        return self.type in SCALAR_TYPES or self.shape is not None or self.element is not None
+        return (
+            self.type in (*SCALAR_TYPES, *_SET_ELEMENTS, "JSON") or self.shape is not None or self.element is not None
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -156,14 +167,20 @@ class Index:
 
 @dataclass(frozen=True)
 class KeyShape:
-    """An entity's key templates in one index."""
+    """An entity's key templates in one index.
+
+    ``sparse``: an item is in this index only when it carries the index's keys (a sparse GSI); one without them is
+    still the entity, in the table and its other indexes. Ids that only a sparse shape holds are optional.
+    """
 
     pk: KeyTemplate
     sk: KeyTemplate
+    sparse: bool = False
 
     @classmethod
-    def of(cls, pk: str, sk: str) -> KeyShape:
-        return cls(KeyTemplate(pk), KeyTemplate(sk))
+    def of(cls, pk: str, sk: str, sparse: bool = False, separator: str = "#") -> KeyShape:
+        """``separator``: a character the ids of both templates may not hold, besides ``#`` (``ORDER|{orderId}``)."""
+        return cls(KeyTemplate(pk, separator), KeyTemplate(sk, separator), sparse)
 
     @property
     def fields(self) -> set[str]:
@@ -177,6 +194,14 @@ class Entity:
     Attributes are declared by type (``"S"``) or as an :class:`Attribute` with their GraphQL surface. ``mint``
     names the id field a create mints (time-ordered); ``verbs`` renames the derived mutations (``create``,
     ``update``, ``delete``); ``internal`` entities (the gateway's own records) have no GraphQL surface.
+
+    ``discriminator`` (``("EntityType", "customer")``): the attribute every item of the entity holds, and its
+    value. An item is the entity only when its keys have the entity's shape and it holds that value; creates write
+    it. Entities whose key shapes could be mistaken for each other must each declare one, on the same attribute.
+
+    A field of a secondary index's sort key that is a declared attribute (``o#{orderDate}``) is no id: it is an
+    ordinary typed attribute (S, DATE or INT) that creates take and updates change, and an update that changes it
+    moves the item in that index (re-keys it).
     """
 
     name: str
@@ -186,8 +211,18 @@ class Entity:
     mint: str | None = None
     verbs: Mapping[str, str] = field(default_factory=dict)
     internal: bool = False
+    discriminator: tuple[str, str] | None = None
+    variants: Mapping[str, tuple[KeyShape, ...]] = field(default_factory=dict)
+    """Other shapes an item may have in a secondary index instead of its ``keys`` one (``#DOC#{docId}`` for an
+    original, ``COPY#{docId}`` for a copy): an item is the entity when its keys there have one of the shapes.
+    Creates write the first shape whose ids they are given; a collection reads one shape (``Collection.shape``)."""
 
     def __post_init__(self) -> None:
+        if self.discriminator is not None and self.discriminator[0] in self.attributes:
+            raise ValueError(
+                f"{self.name}: the discriminator {self.discriminator[0]!r} is a constant the gateway writes,"
+                " not a declared attribute"
+            )
         declared = {
             name: spec if isinstance(spec, Attribute) else Attribute(spec) for name, spec in self.attributes.items()
         }
@@ -200,6 +235,16 @@ class Entity:
         unknown = set(self.verbs) - {"create", "update", "delete"}
         if unknown:
             raise ValueError(f"{self.name}: unknown mutation verbs {sorted(unknown)}")
+        for index, shape in self.keys.items():
+            _validate_indexed_attributes(self, index, shape)
+        for index, shapes in self.variants.items():
+            if index is None or index not in self.keys:
+                raise ValueError(
+                    f"{self.name}: variants of {index!r}: an item has one table key, and variants are other shapes"
+                    " in a secondary index its keys declare"
+                )
+            for shape in shapes:
+                _validate_indexed_attributes(self, index, shape)
 
     # Normalised by __post_init__: every value is an Attribute.
     @property
@@ -216,16 +261,46 @@ class Entity:
         """The ids that identify one item: the fields of its table key, in order."""
         return tuple(dict.fromkeys((*self.primary.pk.fields, *self.primary.sk.fields)))
 
+    def shapes(self, index: str | None) -> tuple[KeyShape, ...]:
+        """The entity's shapes in ``index``: its ``keys`` one, then its variants."""
+        return (self.keys[index], *self.variants.get(index, ())) if index is not None else (self.keys[index],)
+
+    @cached_property
+    def _all_shapes(self) -> tuple[KeyShape, ...]:
+        return (*self.keys.values(), *(shape for shapes in self.variants.values() for shape in shapes))
+
     @cached_property
     def all_id_fields(self) -> frozenset[str]:
-        return frozenset().union(*(shape.fields for shape in self.keys.values()))
+        return frozenset().union(*(shape.fields for shape in self._all_shapes)) - self.indexed_attributes
+
+    @cached_property
+    def indexed_attributes(self) -> frozenset[str]:
+        """The declared attributes that index sort keys hold (``o#{orderDate}``): values, not ids."""
+        declared = self.declared
+        return frozenset(
+            name
+            for shape in self._all_shapes
+            for name in shape.sk.fields
+            if name in declared and declared[name].from_id is None
+        )
+
+    @cached_property
+    def optional_id_fields(self) -> frozenset[str]:
+        """The ids only sparse index keys, or one of several variants, hold: an item may have none of them."""
+        kept = {
+            name
+            for index, shape in self.keys.items()
+            if not shape.sparse and index not in self.variants
+            for name in shape.fields
+        }
+        return self.all_id_fields - kept
 
     @cached_property
     def key_fields(self) -> tuple[str, ...]:
         """Every id of the entity's own key templates, table key first: its natural key fields in GraphQL."""
         ordered = [*self.id_fields]
-        for shape in self.keys.values():
-            ordered += [*shape.pk.fields, *shape.sk.fields]
+        for shape in self._all_shapes:
+            ordered += [name for name in (*shape.pk.fields, *shape.sk.fields) if name not in self.indexed_attributes]
         return tuple(dict.fromkeys(ordered))
 
 
@@ -252,6 +327,15 @@ class Collection:
     given only with the ones above it."""
     filters: tuple[str, ...] = ()
     """Member attributes the connection may be filtered by (its ``where`` argument): plain attributes, not keys."""
+    shape: KeyShape | None = None
+    """Which of the member's shapes in ``index`` the connection lists, when it has variants there: its ``keys``
+    one unless given."""
+    partition: Mapping[str, str] = field(default_factory=dict)
+    """Which id of the parent supplies each id of the members' partition key, by role (``{"owner": "name"}``: a
+    document's ``owner`` is its account's ``name``); ids not named are the parent's ids of the same name."""
+    ids: Mapping[str, str] = field(default_factory=dict)
+    """Which id of an edge item supplies each id of the target, by role (``{"name": "followee"}``: the target's
+    ``name`` is the edge's ``followee``); ids not named are taken from the edge's id of the same name."""
 
     def __post_init__(self) -> None:
         for name in self.filters:
@@ -263,12 +347,46 @@ class Collection:
         """The GraphQL field on the parent's type: the part of ``name`` after the dot."""
         return self.name.partition(".")[2]
 
+    def member_ids(self, parent_ids: Ids) -> Ids:
+        """The parent's ids, and under the names the members' keys give them (``owner`` for an account's
+        ``name``): what the members' partition and sort-key prefix are formatted from."""
+        if not self.partition:
+            return parent_ids
+        return {
+            **parent_ids,
+            **{mine: parent_ids[theirs] for mine, theirs in self.partition.items() if theirs in parent_ids},
+        }
+
+    def parent_key(self, member_ids: Ids) -> dict[str, str]:
+        """The parent's table key from one member's ids."""
+        back = {theirs: mine for mine, theirs in self.partition.items()}
+        return {name: member_ids[back.get(name, name)] for name in self.parent.id_fields}
+
+    @property
+    def parent_fields(self) -> tuple[str, ...]:
+        """The members' ids that hold the parent's table key."""
+        back = {theirs: mine for mine, theirs in self.partition.items()}
+        return tuple(back.get(name, name) for name in self.parent.id_fields)
+
+    def knows_parent(self, member_ids: Ids) -> bool:
+        return all(name in member_ids for name in self.parent_fields)
+
+    @property
+    def member_shape(self) -> KeyShape:
+        """The members' key shape in ``index``: what the Query's partition and sort-key prefix are made from."""
+        return self.shape if self.shape is not None else self.member.keys[self.index]
+
+    def target_ids(self, ids: Ids) -> dict[str, str]:
+        """The target's table key from an edge item's ids."""
+        assert self.target is not None
+        return {name: ids[self.ids.get(name, name)] for name in self.target.id_fields}
+
     @property
     def shards(self) -> int:
         """How many partitions the members spread over: the shard segment of their partition key in ``index``
         (``WS#{workspaceId}#{taskId%8}``: 8), 1 for a collection of one partition. A page of a sharded collection
         is one Query per shard, sent at once and merged in sort order."""
-        return self.member.keys[self.index].pk.shards
+        return self.member_shape.pk.shards
 
 
 @dataclass(frozen=True)
@@ -287,16 +405,32 @@ class Copy:
 
 @dataclass(frozen=True)
 class Link:
-    """A to-one relation: the target's ids are all among the source's ids, so it is one batched point read."""
+    """A to-one relation: the target's ids are all among the source's ids, so it is one batched point read.
+
+    ``ids`` says which id of the source supplies each id of the target, by role (``{"name": "owner"}``: the
+    target's ``name`` is the source's ``owner``); ids not named are taken from the source's id of the same name.
+    """
 
     name: str
     source: Entity
     target: Entity
     description: str | None = None
+    ids: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def field(self) -> str:
         return self.name.partition(".")[2]
+
+    def target_ids(self, ids: Ids) -> dict[str, str] | None:
+        """The target's table key from the source's ids; None when the source lacks one (a sparse index's)."""
+        mapped = self.ids
+        out = {}
+        for name in self.target.id_fields:
+            value = ids.get(mapped.get(name, name))
+            if value is None:
+                return None
+            out[name] = value
+        return out
 
 
 @dataclass(frozen=True)
@@ -314,12 +448,24 @@ def lower_camel(name: str) -> str:
 
 
 def graphql_name(name: str) -> str:
-    """A declared name as GraphQL spells it, in camelCase: ``user_id`` is ``userId``; ``userId`` stays."""
+    """A declared name as GraphQL spells it, in camelCase: ``user_id`` is ``userId``, ``LikeCount`` is
+    ``likeCount``, ``URLPath`` is ``urlPath``; ``userId`` stays."""
     head, *rest = name.split("_")
-    return head + "".join(part[:1].upper() + part[1:] for part in rest)
+    return _lower_head(head) + "".join(part[:1].upper() + part[1:] for part in rest)
 
 
-_Candidate = tuple[Entity, tuple[tuple[Index, KeyShape], ...]]
+def _lower_head(word: str) -> str:
+    """``word`` with its leading capitals lowered, but the one that starts the next word (``URLPath``)."""
+    capitals = len(word) - len(word.lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZ"))
+    if capitals == 0:
+        return word
+    if capitals == len(word) or not word[capitals].isalpha():
+        return word[:capitals].lower() + word[capitals:]
+    keep = max(capitals - 1, 1)
+    return word[:keep].lower() + word[keep:]
+
+
+_Candidate = tuple[Entity, tuple[tuple[Index, tuple[KeyShape, ...]], ...]]
 """An entity to try an item against, with the index keys that must agree with its table key."""
 
 
@@ -337,12 +483,13 @@ class Model:
     _candidates: tuple[_Candidate, ...] = field(init=False, repr=False, compare=False)
     _by_heads: dict[tuple[str, str], tuple[_Candidate, ...]] = field(init=False, repr=False, compare=False)
     _by_name: dict[str, Entity] = field(init=False, repr=False, compare=False)
+    _shared: frozenset[Entity] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        _validate(self)
+        object.__setattr__(self, "_shared", _validate(self))
         indexes = {index.name: index for index in self.indexes}
         candidates = [
-            (entity, tuple((indexes[name], shape) for name, shape in entity.keys.items() if name is not None))
+            (entity, tuple((indexes[name], entity.shapes(name)) for name in entity.keys if name is not None))
             for entity in self.entities
         ]
         # Recognising an item parses only the entities whose partition and sort keys can start like the item's:
@@ -395,17 +542,31 @@ class Model:
         return {table.pk: entity.primary.pk.format(ids), table.sk: entity.primary.sk.format(ids)}
 
     def key_attributes(self, entity: Entity, ids: Ids) -> dict[str, str]:
-        """Every key attribute an item of ``entity`` carries, in the table and in each index."""
+        """Every attribute that identifies an item of ``entity``: its keys in the table and in each index, and its
+        discriminator."""
         out: dict[str, str] = {}
         for name, shape in entity.keys.items():
+            if name in entity.variants:
+                # The first shape whose ids are known: the one the item has (or a create means).
+                known = [one for one in entity.shapes(name) if all(ids.get(field) is not None for field in one.fields)]
+                if not known:
+                    continue
+                shape = known[0]
+            # Without its values, an index key is unknown (an update's) or not written (a sparse index's).
+            partial = shape.sparse or not entity.indexed_attributes.isdisjoint(shape.sk.fields)
+            if partial and not all(field in ids and ids[field] is not None for field in shape.fields):
+                continue
             index = self.index(name)
             out[index.pk] = shape.pk.format(ids)
             out[index.sk] = shape.sk.format(ids)
+        if entity.discriminator is not None:
+            out[entity.discriminator[0]] = entity.discriminator[1]
         return out
 
     def item(self, entity: Entity, ids: Ids, attributes: Mapping[str, Any]) -> Item:
         """A whole item as stored: the entity's key attributes in every index, then its attributes."""
-        return {**attributes, **self.key_attributes(entity, ids)}
+        values = indexed_values(entity, attributes)
+        return {**attributes, **self.key_attributes(entity, {**ids, **values} if values else ids)}
 
     def position_fields(self, collection: Collection) -> list[str]:
         """The key attributes DynamoDB needs to resume a Query on ``collection`` after an item."""
@@ -418,7 +579,8 @@ class Model:
     # --- recognising items --------------------------------------------------------------------------------
 
     def recognise(self, item: Mapping[str, Any], partial: bool = False) -> tuple[Entity, dict[str, str]] | None:
-        """The entity an item belongs to and its ids, from its key shape alone; None for unknown shapes.
+        """The entity an item belongs to and its ids, from its key shape and discriminator; None for unknown shapes,
+        and for an item that could be more than one entity (logged).
 
         ``partial`` accepts a key that carries only some of the entity's index keys (what a write names): those
         present must agree with the table key, the absent ones are not required.
@@ -431,21 +593,36 @@ class Model:
         found = self._by_heads.get(heads)
         if found is None:  # a head no template has: only templates that start with an id can match
             found = _candidates_for(self._candidates, *heads)
+        match: tuple[Entity, dict[str, str]] | None = None
         for entity, secondary in found:
             ids = _parse_shape(entity.primary, pk, sk)
             if ids is None:
                 continue
-            for index, shape in secondary:
-                if partial and index.pk not in item and index.sk not in item:
+            if entity.discriminator is not None:
+                attribute, value = entity.discriminator
+                if item.get(attribute) != value and not (partial and attribute not in item):
                     continue
-                more = _parse_shape(shape, item.get(index.pk), item.get(index.sk))
-                if more is None:
-                    return None
-                for name, value in more.items():
-                    if ids.setdefault(name, value) != value:
-                        return None
-            return entity, ids
-        return None
+            ids = _secondary_ids(item, ids, secondary, partial)
+            if ids is None:
+                if entity in self._shared:
+                    continue
+                return None
+            if entity not in self._shared:
+                # Only entities that share a key shape can both match: the first match of any other is the one.
+                return entity, ids
+            if match is not None:
+                log.warning(
+                    "skipping an item that could be %s or %s: %s=%r %s=%r",
+                    match[0].name,
+                    entity.name,
+                    table.pk,
+                    pk,
+                    table.sk,
+                    sk,
+                )
+                return None
+            match = entity, ids
+        return match
 
     def ids_of(self, entity: Entity, item: Item) -> dict[str, str] | None:
         """The item's ids if it is an ``entity``; logs and returns None for any other shape."""
@@ -471,10 +648,12 @@ class Model:
     def parent_sorts_with_members(self, collection: Collection) -> bool:
         """Whether one Query returns the parent and then its members (the parent sorts at the head)."""
         parent_shape = collection.parent.keys.get(collection.index)
-        if parent_shape is None or parent_shape.pk != collection.member.keys[collection.index].pk:
+        if parent_shape is None or parent_shape.pk != collection.member_shape.pk:
+            return False
+        if parent_shape.sparse:  # a parent outside the index would be missed by the Query, and taken for absent
             return False
         parent_sk = parent_shape.sk.literal_prefix
-        member_prefix = collection.member.keys[collection.index].sk.literal_prefix
+        member_prefix = collection.member_shape.sk.literal_prefix
         if parent_sk.startswith(member_prefix) or member_prefix.startswith(parent_sk):
             return False
         return (parent_sk < member_prefix) == collection.ascending
@@ -487,6 +666,28 @@ def _candidates_for(candidates: Sequence[_Candidate], pk_head: str, sk_head: str
         for candidate in candidates
         if candidate[0].primary.pk.head in (pk_head, None) and candidate[0].primary.sk.head in (sk_head, None)
     )
+
+
+def _secondary_ids(
+    item: Mapping[str, Any],
+    ids: dict[str, str],
+    secondary: tuple[tuple[Index, tuple[KeyShape, ...]], ...],
+    partial: bool,
+) -> dict[str, str] | None:
+    """The table key's ``ids`` with those of the item's index keys (of one of the shapes of each index), which must
+    agree; None when they do not."""
+    for index, shapes in secondary:
+        if (partial or shapes[0].sparse) and index.pk not in item and index.sk not in item:
+            continue
+        pk, sk = item.get(index.pk), item.get(index.sk)
+        for shape in shapes:
+            more = _parse_shape(shape, pk, sk)
+            if more is not None and all(ids.get(name, value) == value for name, value in more.items()):
+                ids.update(more)
+                break
+        else:
+            return None
+    return ids
 
 
 def _parse_shape(shape: KeyShape, pk: object, sk: object) -> dict[str, str] | None:
@@ -518,7 +719,9 @@ def _overlaps(a: KeyTemplate, b: KeyTemplate) -> bool:
     return a.literal_prefix.startswith(b.literal_prefix) or b.literal_prefix.startswith(a.literal_prefix)
 
 
-def _validate(model: Model) -> None:
+def _validate(model: Model) -> frozenset[Entity]:
+    """Refuse what cannot be served; the entities that share a key shape with another, told apart by their
+    discriminators."""
     names = [index.name for index in model.indexes]
     if None not in names or len(set(names)) != len(names):
         raise ValueError("a model has the table's key (index None) and uniquely named indexes")
@@ -532,10 +735,12 @@ def _validate(model: Model) -> None:
             if index_name not in names:
                 raise ValueError(f"{entity.name}: unknown index {index_name!r}")
             _validate_shards(entity, shape)
+    shared: set[Entity] = set()
     for i, a in enumerate(model.entities):
         for b in model.entities[i + 1 :]:
             if _overlaps(a.primary.pk, b.primary.pk) and _overlaps(a.primary.sk, b.primary.sk):
-                raise ValueError(f"{a.name} and {b.name} have key shapes that can be mistaken for each other")
+                _validate_told_apart(a, b)
+                shared.update((a, b))
     owners: list[tuple[str, Entity]] = [(c.name, c.parent) for c in model.collections]
     owners += [(link.name, link.source) for link in model.links]
     for name, owner in owners:
@@ -548,25 +753,162 @@ def _validate(model: Model) -> None:
     for collection in model.collections:
         if collection.counter is not None and collection.counter not in collection.parent.attributes:
             raise ValueError(f"{collection.name}: the counter {collection.counter!r} is not an attribute of the parent")
-        member_shape = collection.member.keys.get(collection.index)
-        if member_shape is None:
+        if collection.index not in collection.member.keys:
             raise ValueError(
                 f"{collection.name}: {collection.member.name} has no keys in index {collection.index!r};"
                 " reading it would need a Scan"
             )
-        if not set(member_shape.pk.fields) <= collection.parent.all_id_fields:
-            raise ValueError(f"{collection.name}: the partition key must be known from the parent's ids")
-        if collection.target is not None and not set(collection.target.id_fields) <= collection.member.all_id_fields:
-            raise ValueError(f"{collection.name}: edge items must carry the target's ids")
+        member_shape = collection.member_shape
+        if member_shape not in collection.member.shapes(collection.index):
+            raise ValueError(f"{collection.name}: its shape is none of {collection.member.name}'s in that index")
+        _validate_partition(collection, member_shape)
+        sparse = {collection.partition.get(name, name) for name in member_shape.pk.fields}
+        sparse &= collection.parent.optional_id_fields
+        if sparse:
+            raise ValueError(
+                f"{collection.name}: the partition key {member_shape.pk.pattern!r} needs {sorted(sparse)}, which"
+                f" {collection.parent.name} holds only in a sparse index: declare that index's keys not sparse"
+            )
+        if collection.counter is not None and member_shape.sparse:
+            raise ValueError(
+                f"{collection.name}: {collection.member.name} is sparse in {collection.index!r}, so no counter can"
+                " follow its members: drop counter= or declare the member's keys there not sparse"
+            )
+        if collection.target is not None:
+            _validate_edges(collection, collection.target, member_shape)
         _validate_levels(collection, member_shape)
         if collection.shards > 1 and (collection.levels or collection.index is not None):
             # A GSI's ExclusiveStartKey holds a table key too, which no one position gives for every shard.
             raise ValueError(f"{collection.name}: a sharded collection is read from the table's key, without levels")
+    reads: dict[tuple[Entity, Entity, tuple[tuple[str, str], ...]], str] = {}
     for link in model.links:
-        if not set(link.target.id_fields) <= link.source.all_id_fields:
-            raise ValueError(f"{link.name}: the target's ids must be among the source's ids")
+        roles = _validate_roles(link.name, link.ids, link.source, link.target)
+        if link.target is link.source and all(name == role for name, role in roles):
+            raise ValueError(
+                f"{link.name}: reads {link.target.name} by its own ids, so it is always the {link.source.name} itself;"
+                f" say which id holds the other's with ids={{{link.target.id_fields[0]!r}: '<id of the other>'}}"
+            )
+        same = reads.setdefault((link.source, link.target, roles), link.name)
+        if same != link.name:
+            raise ValueError(
+                f"{same} and {link.name} both read {link.target.name} by {dict(roles)} (target id: source id), so"
+                " they always answer the same object: map each one's ids by role with ids="
+            )
     for copy in model.copies:
         _validate_copy(model, copy)
+    return frozenset(shared)
+
+
+def _validate_told_apart(a: Entity, b: Entity) -> None:
+    """Two entities whose table keys could be the same string are told apart by one attribute's value."""
+    told, other = a.discriminator, b.discriminator
+    if told is not None and other is not None and told[0] == other[0] and told[1] != other[1]:
+        return
+    keys = f"{a.primary.pk.pattern!r}/{a.primary.sk.pattern!r} and {b.primary.pk.pattern!r}/{b.primary.sk.pattern!r}"
+    raise ValueError(
+        f"{a.name} and {b.name} have key shapes that can be mistaken for each other ({keys}): give their keys"
+        " different literal text, or give both a discriminator on the same attribute with different values"
+        f" (discriminator=('EntityType', {a.name.lower()!r}) and ('EntityType', {b.name.lower()!r}))"
+    )
+
+
+_KEY_ATTRIBUTE_TYPES = ("S", "DATE", "INT")
+
+
+def indexed_values(entity: Entity, attributes: Mapping[str, Any]) -> dict[str, str]:
+    """The values among ``attributes`` that ``entity``'s index keys hold, as key text; BadUserInput for one that a
+    key segment cannot hold (a separator, a control character), before any request."""
+    return {
+        name: validate_id(str(attributes[name]), graphql_name(name))
+        for name in entity.indexed_attributes
+        if attributes.get(name) is not None
+    }
+
+
+def _validate_indexed_attributes(entity: Entity, index: str | None, shape: KeyShape) -> None:
+    """An attribute in a key is a value an index is sorted by: in a secondary index's sort key only, of a type
+    that is text in a key, and present whenever the item is in the index."""
+    where = f"{entity.name}: {{name}} is an attribute, in the key {{pattern!r}}"
+    for name in (*shape.pk.fields, *(shape.sk.fields if index is None else ())):
+        if name in entity.indexed_attributes or (name in entity.declared and entity.declared[name].from_id is None):
+            pattern = shape.pk.pattern if name in shape.pk.fields else shape.sk.pattern
+            raise ValueError(
+                where.format(name=name, pattern=pattern)
+                + ": an attribute may only be in a secondary index's sort key (the table key is the item's identity,"
+                " a partition is found from ids); drop it from the attributes to make it an id"
+            )
+    for name in shape.sk.fields:
+        spec = entity.declared.get(name)
+        if spec is None or spec.from_id is not None:
+            continue
+        where_ = where.format(name=name, pattern=shape.sk.pattern)
+        if spec.type not in _KEY_ATTRIBUTE_TYPES or spec.shape is not None:
+            raise ValueError(f"{where_}: a key holds text, so it is one of {_KEY_ATTRIBUTE_TYPES}, not {spec.type}")
+        if not spec.writable:
+            raise ValueError(f"{where_}: the gateway keeps it (writable=False) without moving the item in {index!r}")
+        if not shape.sparse and not spec.required and spec.on_create is None:
+            raise ValueError(
+                f"{where_}: every item is in {index!r}, so every item needs it: declare it required=True, or the"
+                " index's keys sparse=True"
+            )
+
+
+def _validate_roles(
+    relation: str, ids: Mapping[str, str], source: Entity, target: Entity
+) -> tuple[tuple[str, str], ...]:
+    """Which id of ``source`` supplies each id of ``target``: (target id, source id), checked to exist."""
+    unknown = set(ids) - set(target.id_fields)
+    if unknown:
+        raise ValueError(f"{relation}: ids maps {sorted(unknown)}, which are not ids of {target.name}'s table key")
+    roles = tuple((name, ids.get(name, name)) for name in target.id_fields)
+    missing = [f"{name}={role}" for name, role in roles if role not in source.all_id_fields]
+    if missing:
+        raise ValueError(
+            f"{relation}: the target's ids must be among the source's ids, and {source.name} has no"
+            f" {', '.join(missing)}: name the id of {source.name} that holds each with ids={{'<target id>': '<id>'}}"
+        )
+    return roles
+
+
+def _validate_partition(collection: Collection, shape: KeyShape) -> None:
+    """The members' partition is known from the parent's ids, by role where ``partition`` says, by name elsewhere;
+    with roles named, a parent's id that only shares its name with a member's is refused, not matched."""
+    parent, member = collection.parent, collection.member
+    unknown = set(collection.partition) - set(shape.pk.fields)
+    if unknown:
+        raise ValueError(f"{collection.name}: partition maps {sorted(unknown)}, not ids of {shape.pk.pattern!r}")
+    missing = [
+        f"{name}={collection.partition.get(name, name)}"
+        for name in shape.pk.fields
+        if collection.partition.get(name, name) not in parent.all_id_fields
+    ]
+    if missing:
+        raise ValueError(
+            f"{collection.name}: the partition key must be known from the parent's ids, and {parent.name} has no"
+            f" {', '.join(missing)}: name the id of {parent.name} that holds each with"
+            " partition={'<member id>': '<parent id>'}"
+        )
+    if collection.partition:
+        clash = parent.all_id_fields & member.all_id_fields - set(collection.partition)
+        if clash:
+            raise ValueError(
+                f"{collection.name}: {sorted(clash)} name ids of both {parent.name} and {member.name}, and partition"
+                " maps others by role: map these too (partition={'<member id>': '<parent id>'}) or rename one"
+            )
+
+
+def _validate_edges(collection: Collection, target: Entity, shape: KeyShape) -> None:
+    """Edge items carry the target's ids, and not the ones their partition fixes: every edge would be the same."""
+    try:
+        roles = _validate_roles(collection.name, collection.ids, collection.member, target)
+    except ValueError as error:
+        raise ValueError(f"{error} (edge items must carry the target's ids)") from None
+    if all(role in shape.pk.fields for _, role in roles):
+        raise ValueError(
+            f"{collection.name}: every edge reads {target.name} by {dict(roles)}, which the partition"
+            f" {shape.pk.pattern!r} fixes, so every edge would be the same {target.name}: name the edge's id that"
+            " holds the target's with ids={'<target id>': '<edge id>'}"
+        )
 
 
 def _validate_shards(entity: Entity, shape: KeyShape) -> None:
@@ -621,6 +963,14 @@ def served_value(spec: Attribute, value: Any, where: str) -> Any:
     if value is None:
         return None
     kind = spec.type
+    if kind == "JSON":
+        return values.plain_json(value)
+    if spec.text and isinstance(value, str):
+        number = values.number_from_text(value)
+        if number is None:
+            log.warning("%s holds %r, which is no number; served as null", where, value)
+            return None
+        value = number
     if not _has_type(value, kind):
         log.warning("%s holds a %s where %s was declared; served as null", where, type(value).__name__, kind)
         return None
@@ -637,6 +987,8 @@ def served_value(spec: Attribute, value: Any, where: str) -> Any:
         }
     if kind == "L" and spec.each is not None:
         return [served_value(spec.each, one, f"{where}[{i}]") for i, one in enumerate(value)]
+    if kind in _SET_ELEMENTS and spec.each is not None:
+        return [served_value(spec.each, one, f"{where}[{i}]") for i, one in enumerate(sorted(value))]
     return value
 
 
@@ -656,6 +1008,12 @@ def _has_type(value: object, kind: AttributeType) -> bool:
             return isinstance(value, list)
         case "M":
             return isinstance(value, dict)
+        case "SS":
+            return isinstance(value, set) and all(isinstance(one, str) for one in value)
+        case "NS":
+            return isinstance(value, set) and all(isinstance(one, Decimal) for one in value)
+        case "JSON":
+            return True
 
 
 def parse_date(text: str) -> date | None:

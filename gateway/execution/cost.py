@@ -390,7 +390,8 @@ class _WorstCase:
             self._item(entity, ids)
 
     async def page(self, collection: Collection, parent_ids: Ids, window: queries.Window) -> _Page:
-        shape = collection.member.keys[collection.index].fields
+        shape = collection.member_shape.fields
+        parent_ids = collection.member_ids(parent_ids)
         members = []
         for _ in range(window.size):
             ids = {

@@ -68,10 +68,11 @@ class Guard:
 
     def check_query(self, collection: Collection, parent_ids: Ids) -> None:
         """Before a Query on ``collection``'s partition; raises Forbidden."""
-        fixed = set(collection.member.keys[collection.index].pk.fields)
+        fixed = set(collection.member_shape.pk.fields)
+        ids = collection.member_ids(parent_ids)
         for name in self._tenant_fields(collection.member.all_id_fields):
             if name in fixed:
-                self._require(name, parent_ids[name])
+                self._require(name, ids[name])
             elif not self.principal.admin:
                 raise Forbidden(f"{collection.name} lists items of many tenants; it needs the admin role")
 

@@ -99,8 +99,9 @@ def binding(collection: Collection, parent_ids: Ids) -> str:
     With a composite sort key the prefix names a level of the hierarchy, so a cursor from one level is refused at
     another, as it is in another partition.
     """
-    shape = collection.member.keys[collection.index]
-    return f"{collection.name}\x00{shape.pk.partition(parent_ids, 0)}\x00{shape.sk.prefix(parent_ids)}"
+    shape = collection.member_shape
+    ids = collection.member_ids(parent_ids)
+    return f"{collection.name}\x00{shape.pk.partition(ids, 0)}\x00{shape.sk.prefix(ids)}"
 
 
 def narrowed(collection: Collection, parent_ids: Ids, arguments: Mapping[str, object]) -> dict[str, str]:
@@ -143,13 +144,15 @@ def members_query(
     key tells all members apart (the shard is picked by one of its ids), so each shard's Query starts past the same
     sort key, in its own partition."""
     index = model.index(collection.index)
-    shape = collection.member.keys[collection.index]
+    shape = collection.member_shape
+    parent_ids = collection.member_ids(parent_ids)
     partition = shape.pk.partition(parent_ids, shard)
     if start_key is not None and collection.shards > 1:
         start_key = {**start_key, index.pk: partition}
+    prefix = shape.sk.prefix(parent_ids)  # empty for a sort key that starts with a member's own field
     return QueryRequest(
         partition=(index.pk, partition),
-        sort=(index.sk, "begins_with", shape.sk.prefix(parent_ids)),
+        sort=(index.sk, "begins_with", prefix) if prefix else None,
         index=collection.index,
         ascending=collection.ascending if window is None else window.ascending(collection),
         limit=first + 1,
@@ -160,8 +163,9 @@ def members_query(
 
 def partitions(collection: Collection, parent_ids: Ids) -> list[str]:
     """The partition of each shard of ``collection`` (one for a collection that is not sharded)."""
-    shape = collection.member.keys[collection.index].pk
-    return [shape.partition(parent_ids, shard) for shard in range(collection.shards)]
+    shape = collection.member_shape.pk
+    ids = collection.member_ids(parent_ids)
+    return [shape.partition(ids, shard) for shard in range(collection.shards)]
 
 
 def parent_and_members_query(model: Model, collection: Collection, parent_ids: Ids, first: int) -> QueryRequest:
@@ -171,7 +175,7 @@ def parent_and_members_query(model: Model, collection: Collection, parent_ids: I
     index = model.index(collection.index)
     parent = collection.parent.keys[collection.index]
     parent_sk = parent.sk.format(parent_ids)
-    members = collection.member.keys[collection.index].sk.prefix(parent_ids)
+    members = collection.member_shape.sk.prefix(collection.member_ids(parent_ids))
     # Bounded on both sides, so items of other shapes beyond the members are never read.
     low, high = (parent_sk, _after_prefix(members)) if collection.ascending else (members, parent_sk)
     return QueryRequest(

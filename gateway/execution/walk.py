@@ -281,11 +281,10 @@ class Walk:
             relation = self._model.relations.get(f"{entity.name}.{one.name}")
             here = _join(path, one.key)
             if isinstance(relation, Collection):
-                if set(relation.member.keys[relation.index].pk.fields) <= ids.keys():
+                if set(relation.member_shape.pk.fields) <= relation.member_ids(ids).keys():
                     self._page(relation, ids, one, here, round_, alive)
                     now.add(one.key)
-            elif isinstance(relation, Link) and set(relation.target.id_fields) <= ids.keys():
-                target = {name: ids[name] for name in relation.target.id_fields}
+            elif isinstance(relation, Link) and (target := relation.target_ids(ids)) is not None:
                 self.visit(relation.target, target, children(self._scope, one), here, round_, alive)
                 now.add(one.key)
         return now
@@ -309,7 +308,7 @@ class Walk:
                 continue
             if queries.narrows(relation, one.args):
                 continue  # the parent sorts at the head of the whole collection, not of one level
-            if not set(relation.member.keys[relation.index].pk.fields) <= ids.keys():
+            if not set(relation.member_shape.pk.fields) <= relation.member_ids(ids).keys():
                 continue
             window = self._window(one, relation)
             # Only the first page in the declared order starts at the parent: a page from the end may never reach
@@ -375,7 +374,7 @@ class Walk:
                 return
             target = collection.target
             for member in page.members:
-                target_ids = {name: member.ids[name] for name in target.id_fields}
+                target_ids = collection.target_ids(member.ids)
                 self.visit(target, target_ids, node_fields, where, round_, alive)
 
         return then

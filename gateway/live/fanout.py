@@ -224,8 +224,8 @@ class Feed:
     def _topics(self, entity: Entity, ids: dict[str, str]) -> list[Topic]:
         topics = [item_topic(self.model, entity, ids)]
         for collection in self.model.collections:
-            if collection.member is entity and all(name in ids for name in collection.parent.id_fields):
-                topics.append(collection_topic(collection.name, collection.parent, ids))
+            if collection.member is entity and collection.knows_parent(ids):
+                topics.append(collection_topic(collection.name, collection.parent, collection.parent_key(ids)))
         return topics
 
 

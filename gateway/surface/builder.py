@@ -173,7 +173,8 @@ class Builder:
         cls = self.types[entity.name]
         fields = Fields(entity.name, taken=["id"])
         for name in entity.key_fields:
-            fields.plain(name, strawberry.ID, f"From the {entity.name}'s own key.")
+            id_type = strawberry.ID | None if name in entity.optional_id_fields else strawberry.ID
+            fields.plain(name, id_type, f"From the {entity.name}'s own key.")
         for name, spec in plain_attributes(entity):
             fields.plain(name, self.type_of(entity, name, spec) | None, describe(entity, name, spec))
             if spec.type in ("M", "L"):
@@ -198,7 +199,7 @@ class Builder:
         def make(ids: dict[str, str], item: Item) -> Any:
             fields = self.values(entity, plain, item)
             for key in keys:
-                fields[key] = ids[key]
+                fields[key] = ids.get(key)
             return cls(id=global_ids.encode(entity, ids), version=served_version(entity, item), _ids=ids, **fields)
 
         return make
@@ -214,8 +215,10 @@ class Builder:
         item = await info.context.reader.get(entity, {name: ids[name] for name in entity.id_fields})
         return self.object_of(entity, item)
 
-    async def read_many(self, info: Info, entity: Entity, members: Sequence[Member]) -> list[Any]:
-        keys = [{name: member.ids[name] for name in entity.id_fields} for member in members]
+    async def read_many(self, info: Info, collection: Collection, members: Sequence[Member]) -> list[Any]:
+        entity = collection.target
+        assert entity is not None
+        keys = [collection.target_ids(member.ids) for member in members]
         return [self.object_of(entity, item) for item in await info.context.reader.get_many(entity, keys)]
 
     # --- relations --------------------------------------------------------------------------------------------
@@ -224,7 +227,8 @@ class Builder:
         target = link.target
 
         async def resolve(root: Any, info: Info) -> Any:
-            return await self.read(info, target, root._ids)
+            ids = link.target_ids(root._ids)
+            return None if ids is None else await self.read(info, target, ids)
 
         description = link.description or f"The {target.name} of this {link.source.name}; null if it does not exist."
         fields.resolved(link.field, self.types[target.name] | None, resolve, description)
@@ -245,7 +249,7 @@ class Builder:
             async def answer(page: Page, root: Any, info: Info, parent_ids: dict[str, str] | None) -> Any:
                 # Read here, the targets are plain values to the edges rather than a resolver each awaiting its own
                 # read (a quarter of the CPU of a 100-edge page); one BatchGetItem either way.
-                nodes = await self.read_many(info, target, page.members) if _selects_nodes(info) else None
+                nodes = await self.read_many(info, collection, page.members) if _selects_nodes(info) else None
                 return connect_edges(page, parent_ids, nodes)
 
         async def resolve(root: Any, info: Info, **_: Any) -> Any:
@@ -305,12 +309,12 @@ class Builder:
         def read_node(root: Any, info: Info) -> Any:
             if isinstance(root._node, Unread):
                 # Read one by one, batched, only where the connection did not see the field coming.
-                return self.read(info, target, root._member.ids)
+                return self.read(info, target, collection.target_ids(root._member.ids))
             return root._node
 
         def read_nodes(root: Any, info: Info) -> Any:
             if any(isinstance(edge._node, Unread) for edge in root.edges):
-                return self.read_many(info, target, [edge._member for edge in root.edges])
+                return self.read_many(info, collection, [edge._member for edge in root.edges])
             return [edge._node for edge in root.edges]
 
         node = self.types[target.name] | None

@@ -77,7 +77,10 @@ def _create(builder: Builder, entity: Entity, verb: str) -> Callable[..., Any]:
     fields = Fields(_input_name(verb))
     given = [name for name in entity.key_fields if name != entity.mint]
     for name in given:
-        fields.plain(name, strawberry.ID, f"Part of the new {entity.name}'s key.")
+        if name in entity.optional_id_fields:
+            fields.plain(name, strawberry.ID | None, f"Part of the new {entity.name}'s key.", default=None)
+        else:
+            fields.plain(name, strawberry.ID, f"Part of the new {entity.name}'s key.")
     for name, spec in input_attributes(entity):
         python = builder.type_of(entity, name, spec, input_=True)
         default = spec.default if spec.enum is None or spec.default is None else python(spec.default)
@@ -89,7 +92,11 @@ def _create(builder: Builder, entity: Entity, verb: str) -> Callable[..., Any]:
     input_type = _input(fields, f"The new {entity.name}'s ids and attributes{minted}.")
 
     async def create(info: Info, data: Any, client_token: str | None) -> Any:
-        ids = {name: validate_id(getattr(data, name), graphql_name(name)) for name in given}
+        ids = {
+            name: validate_id(getattr(data, name), graphql_name(name))
+            for name in given
+            if getattr(data, name) is not None
+        }
         if entity.mint is not None:
             ids[entity.mint] = building.mint_id()
         attributes = {**inputs(entity, data), **on_create(entity, ids)}

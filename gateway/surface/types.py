@@ -35,7 +35,14 @@ DATE_SCALAR = strawberry.scalar(
     parse_value=_parse_date,
 )
 
-SCALARS: dict[AttributeType, Any] = {"S": str, "INT": int, "N": float, "BOOL": bool, "DATE": Date}
+SCALARS: dict[AttributeType, Any] = {
+    "S": str,
+    "INT": int,
+    "N": float,
+    "BOOL": bool,
+    "DATE": Date,
+    "JSON": strawberry.scalars.JSON,
+}
 CONDITION_NAMES: dict[AttributeType, str] = {
     "S": "String",
     "INT": "Int",

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from gateway.design.declaration import Counted, WriteModel
 from gateway.design.keys import Ids
-from gateway.design.model import Entity, Item, Model
+from gateway.design.model import Entity, Item, Model, indexed_values
 from gateway.dynamo.requests import TRANSACTION_LIMIT, Placeholders, Refused, Role, Target, WriteOp
 
 VERSION = "version"
@@ -89,12 +89,21 @@ def update(
     *,
     write_id: str,
 ) -> WriteOp:
-    """Set (or, for None, remove) attributes and bump the version, only if the version is still the expected one."""
+    """Set (or, for None, remove) attributes and bump the version, only if the version is still the expected one.
+
+    A change of an attribute that an index's sort key holds sets that index's keys anew (``ids`` then holds the
+    other values of those keys), or removes them when the value is removed (a sparse index)."""
     expr = Placeholders()
     sets = [f"{expr.name(name)} = {expr.value(value)}" for name, value in changes.items() if value is not None]
     sets.append(f"{expr.name(VERSION)} = {expr.value(expected_version + 1)}")
     sets.append(f"{expr.name(WRITE_ID)} = {expr.value(write_id)}")
     removes = [expr.name(name) for name, value in changes.items() if value is None]
+    for name, keys in rekeyed(model, entity, ids, changes).items():
+        if keys is None:
+            index = model.index(name)
+            removes += [expr.name(index.pk), expr.name(index.sk)]
+        else:
+            sets += [f"{expr.name(name)} = {expr.value(value)}" for name, value in keys.items()]
     expression = "SET " + ", ".join(sets) + (" REMOVE " + ", ".join(removes) if removes else "")
     conditions = [f"attribute_exists({expr.name(model.index(None).pk)})", *_index_keys_are(model, entity, ids, expr)]
     condition = " AND ".join([*conditions, _version_is(expr, expected_version)])
@@ -108,6 +117,34 @@ def update(
         values=expr.values,
         write_id=write_id,
         version=expected_version + 1,
+    )
+
+
+def rekeyed(model: Model, entity: Entity, ids: Ids, changes: Mapping[str, Any]) -> dict[str, dict[str, str] | None]:
+    """The index keys that ``changes`` move, by index name: their new values, or None where the item leaves the index.
+
+    ``ids`` must hold every other value of those keys: ``needs_item`` says when they are to be read first."""
+    out: dict[str, dict[str, str] | None] = {}
+    values: dict[str, Any] = {**ids, **changes, **indexed_values(entity, changes)}
+    for name, shape in entity.keys.items():
+        if name is None or changes.keys().isdisjoint(entity.indexed_attributes & set(shape.sk.fields)):
+            continue
+        index = model.index(name)
+        if any(values.get(field) is None for field in shape.fields):
+            out[name] = None
+        else:
+            out[name] = {index.pk: shape.pk.format(values), index.sk: shape.sk.format(values)}
+    return out
+
+
+def needs_item(entity: Entity, ids: Ids, changes: Mapping[str, Any]) -> bool:
+    """Whether re-keying the indexes ``changes`` move needs values neither the ids nor the changes give."""
+    values = {**ids, **changes}
+    return any(
+        not changes.keys().isdisjoint(entity.indexed_attributes & set(shape.sk.fields))
+        and not all(field in values for field in shape.fields)
+        for name, shape in entity.keys.items()
+        if name is not None
     )
 
 
@@ -179,8 +216,8 @@ def recount(model: Model, entity: Entity, ids: Ids, counts: Mapping[str, int], s
 
 
 def _index_keys_are(model: Model, entity: Entity, ids: Ids, expr: Placeholders) -> list[str]:
-    """Conditions that the item's index keys are what its ids say, when all of them are known."""
-    if not entity.all_id_fields <= ids.keys():
+    """Conditions that the item's index keys are what its ids say, when all of them are known (sparse ones aside)."""
+    if not entity.all_id_fields - entity.optional_id_fields <= ids.keys():
         return []
     table = model.index(None)
     return [
@@ -226,7 +263,7 @@ def outcome_of(op: WriteOp, refused: Refused) -> Outcome:
 
 
 def parent_ids(counted: Counted, ids: Ids) -> dict[str, str]:
-    return {name: ids[name] for name in counted.collection.parent.id_fields}
+    return counted.collection.parent_key(ids)
 
 
 def counter_ops(

@@ -35,7 +35,7 @@ def changes_source(model: Model, entity: Entity, changes: Mapping[str, Any]) -> 
 
 
 def parent_ids(copy: Copy, ids: Ids) -> dict[str, str]:
-    return {name: ids[name] for name in copy.collection.parent.id_fields}
+    return copy.collection.parent_key(ids)
 
 
 def expecting(op: WriteOp, expected: Mapping[str, Any]) -> WriteOp:

@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping
 from decimal import Decimal
 from typing import Any
 
+from gateway.design import values
 from gateway.design.model import Attribute, Entity, graphql_name
 from gateway.dynamo.requests import MAX_ITEM_BYTES
 from gateway.errors import BadUserInput
@@ -18,7 +19,15 @@ Check = Callable[[str, Attribute, Any], Any]
 
 def stored(name: str, spec: Attribute, value: Any, check: Check) -> Any:
     """An input map or list as stored: each field or element checked (``check``), fields left null left out, a
-    list no longer than ``max_items``; BadUserInput names the input field, down to the element (``addresses[3]``)."""
+    list no longer than ``max_items``; BadUserInput names the input field, down to the element (``addresses[3]``).
+    A set holds its distinct elements, and is removed when empty (DynamoDB stores no empty set); free-form JSON is
+    stored as given, numbers as decimals."""
+    if spec.type == "JSON":
+        return values.stored_json(value)
+    if spec.type in ("SS", "NS") and spec.each is not None:
+        if len(value) > spec.max_items:
+            raise BadUserInput(f"{name} takes at most {spec.max_items} elements", argument=name)
+        return {check(f"{name}[{i}]", spec.each, one) for i, one in enumerate(value)} or None
     if spec.each is not None:
         if len(value) > spec.max_items:
             raise BadUserInput(f"{name} takes at most {spec.max_items} elements", argument=name)

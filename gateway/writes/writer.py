@@ -100,6 +100,9 @@ class Writer:
     ) -> Item:
         """Set or remove attributes if the item is still at ``expected_version``; the item as it is after."""
         ids = await self._complete(entity, ids, all_ids=True)
+        if building.needs_item(entity, ids, changes):
+            # The other values of an index key it moves: read now, and the version condition keeps them so.
+            ids = {**(self.model.ids_of(entity, await self._read_back(entity, ids)) or {}), **ids}
         write_id = building.new_write_id()
         attribute_inputs.check_size(entity, {**self.model.key(entity, ids), **changes})
         if copies.changes_source(self.model, entity, changes):
@@ -357,7 +360,7 @@ class Writer:
         The write that follows requires the ids it learnt, so it does nothing if the item changed parent since.
         """
         wanted = set(entity.all_id_fields) if all_ids else set(entity.id_fields)
-        wanted = wanted.union(*(counted.collection.parent.id_fields for counted in self.declaration.parents_of(entity)))
+        wanted = wanted.union(*(counted.collection.parent_fields for counted in self.declaration.parents_of(entity)))
         if wanted <= ids.keys():
             return dict(ids)
         item = await self._read_back(entity, ids)

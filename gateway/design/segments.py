@@ -1,0 +1,130 @@
+"""Key segments: how each field of a key template is written into a key string and read back out of one.
+
+A template is literal text and fields: ``{id}`` (text holding no separator), ``{id:07}`` (a whole number written
+zero-padded to 7 digits, read back without the padding, so ``7`` and ``0000007`` are one id), and ``{id%8}`` (a
+shard: 0 to 7, from the hash of ``id``). Fields may be glued to literal text (``c#{customerId}``,
+``{kind}LIKE#{user}``) as long as each key string has exactly one reading: the text between two fields must hold a
+separator, which field values never do.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from gateway.errors import BadUserInput
+
+SHARD_NAME = "__shard__"
+MAX_SHARDS = 16
+"""The most partitions a key may spread over: a sharded page is one Query per shard."""
+
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(?::(0[1-9][0-9]*)|%([0-9]+))?\}")
+_ANY_BRACE = re.compile(r"[{}]")
+_DIGITS = re.compile(r"[0-9]+")
+_STAND_IN = "\x00"
+"""What the ids the cost estimate makes up start with (no id from a request holds a control character). They, and
+the plan's placeholders (``{ticketId}``), are written as they are where a real id must be a number."""
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One field of a template: ``name`` (``SHARD_NAME`` for a shard), and how its value is written."""
+
+    name: str
+    width: int | None = None
+    """Zero-padded to this many digits: a whole number; None for text."""
+    shards: int = 1
+    """More than 1 for a shard segment."""
+    sharded_by: str | None = None
+
+    @property
+    def spec(self) -> str:
+        if self.width is not None:
+            return f"{{{self.name}:0{self.width}}}"
+        if self.sharded_by is not None:
+            return f"{{{self.sharded_by}%{self.shards}}}"
+        return f"{{{self.name}}}"
+
+    def regex(self, stops: str, before: tuple[str, ...]) -> str:
+        """The regular expression of this segment: a shard's number, a number, an id, or the same field again."""
+        if self.name == SHARD_NAME:
+            return f"(?P<{self.name}>0|[1-9][0-9]*)"
+        if self.name in before:
+            return f"(?P={self.name})"
+        if self.width is not None:
+            return f"(?P<{self.name}>[0-9]+)"
+        return f"(?P<{self.name}>[^{re.escape(stops)}]+)"
+
+    def text(self, value: object, separator: str) -> str:
+        """``value`` as the key holds it; BadUserInput for a value this segment cannot hold."""
+        text = str(value)
+        if self.width is not None:
+            if text[:1] == _STAND_IN or text == f"{{{self.name}}}":
+                return text
+            if not _DIGITS.fullmatch(text):
+                raise BadUserInput(f"{self.name} must be a whole number, not {text!r}", argument=self.name)
+            return f"{int(text):0{self.width}d}"
+        if separator in text:
+            raise BadUserInput(f"{self.name} may not contain {separator!r}", argument=self.name)
+        return text
+
+    def value(self, text: str) -> str:
+        """The field's value as read from a key: a padded number without its padding."""
+        return text if self.width is None else str(int(text))
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A template split into literal text and segments: ``literals[i]`` comes before ``segments[i]``, and
+    ``literals[-1]`` after the last segment."""
+
+    literals: tuple[str, ...]
+    segments: tuple[Segment, ...]
+
+    @property
+    def plain(self) -> bool:
+        """Whether every segment is written as its value verbatim (no padding)."""
+        return all(segment.width is None for segment in self.segments)
+
+
+def layout(pattern: str, separator: str, stops: str) -> Layout:
+    """Split ``pattern`` into its literals and segments; ValueError, naming the template and the fix, for a
+    template whose keys could be read more than one way."""
+    where = f"key template {pattern!r}"
+    if len(separator) != 1 or separator.isalnum() or separator in "{}_":
+        raise ValueError(f"{where}: the separator is one character that is not a letter, a digit, '_' or a brace")
+    pieces = _PLACEHOLDER.split(pattern)
+    literals = tuple(pieces[::4])
+    if any(_ANY_BRACE.search(literal) for literal in literals):
+        raise ValueError(f"{where}: a field is {{name}}, {{name:07}} (zero-padded number) or {{name%8}} (shard)")
+    segments: list[Segment] = []
+    for name, width, shards in zip(pieces[1::4], pieces[2::4], pieces[3::4], strict=True):
+        if name == SHARD_NAME:
+            raise ValueError(f"{where}: {SHARD_NAME} is not a field name")
+        if shards:
+            count = int(shards)
+            if not 2 <= count <= MAX_SHARDS:
+                raise ValueError(f"{where}: a key spreads over 2 to {MAX_SHARDS} shards")
+            segments.append(Segment(SHARD_NAME, shards=count, sharded_by=name))
+        else:
+            segments.append(Segment(name, int(width) if width else None))
+    if sum(segment.sharded_by is not None for segment in segments) > 1:
+        raise ValueError(f"{where}: one shard segment at most")
+    seen: dict[str, Segment] = {}
+    for segment in segments:
+        if seen.setdefault(segment.name, segment) != segment:
+            raise ValueError(
+                f"{where}: {segment.name} is written two ways in one key; write it one way here (padded and plain"
+                " may differ between keys)"
+            )
+    for i, segment in enumerate(segments):
+        after = literals[i + 1]
+        last = i == len(segments) - 1
+        if not last and not any(stop in after for stop in stops):
+            raise ValueError(
+                f"{where}: {segment.spec} and {segments[i + 1].spec} have no separator between them, so a key"
+                f" could be split between them in more than one way; put {separator!r} between them"
+            )
+        if (segment.width is not None or segment.shards > 1) and after[:1].isdigit():
+            raise ValueError(f"{where}: the number {segment.spec} runs into the digit after it; put {separator!r}")
+    return Layout(literals, tuple(segments))
