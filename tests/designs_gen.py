@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections import deque
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any, Literal
 
@@ -491,15 +491,26 @@ def designs(draw: st.DrawFn, today: bool = False, clash: bool = False) -> Design
     entities: list[EntityDesign] = []
     collections: list[CollectionDesign] = []
     members: set[str] = set()
+    gsi_partitions: dict[str, Template] = {}
     for n, name in enumerate(names):
         own = f"{name.lower()}Id"
         discriminator = None if today or not draw(st.booleans()) else name
         attributes: dict[str, Literal["S", "N"]] = {"label": "S"} if draw(st.booleans()) else {}
         parent = None if n == 0 or draw(st.integers(0, 3)) == 0 else entities[draw(st.integers(0, n - 1))]
         if parent is None:
-            self_keyed = not today and draw(st.booleans())
-            pk = draw(_template([own], kinds, today, head()))
-            sk = pk if self_keyed else draw(_template([], kinds, today, head()))
+            roots = [entity for entity in entities if entity.name not in members]
+            if roots and not today and draw(st.integers(0, 2)) == 0:
+                # The shape of an earlier root, told apart by discriminators (unless one of them has none).
+                other = roots[draw(st.integers(0, len(roots) - 1))]
+                kinds[own] = kinds[f"{other.name.lower()}Id"]
+                pk, sk = (_renamed(template, own) for template in (other.keys[None].pk, other.keys[None].sk))
+                if other.discriminator is None and draw(st.integers(0, 3)) > 0:
+                    entities[entities.index(other)] = replace(other, discriminator=other.name)
+                discriminator = None if draw(st.integers(0, 3)) == 0 else name
+            else:
+                self_keyed = not today and draw(st.booleans())
+                pk = draw(_template([own], kinds, today, head()))
+                sk = pk if self_keyed else draw(_template([], kinds, today, head()))
             entities.append(EntityDesign(name, {None: KeyPair(pk, sk)}, discriminator, attributes=attributes))
             continue
         members.add(name)
@@ -513,7 +524,13 @@ def designs(draw: st.DrawFn, today: bool = False, clash: bool = False) -> Design
         else:
             pk = draw(_template([own], kinds, today, head()))
             sk = draw(_template([], kinds, today, head()))
-            gsi_pk = draw(_template(list(parent.ids), kinds, today, head()))
+            # A second member of one parent in GSI1 may share its partition: variant shapes in one index partition.
+            shared = gsi_partitions.get(parent.name)
+            if shared is not None and draw(st.booleans()):
+                gsi_pk = shared
+            else:
+                gsi_pk = draw(_template(list(parent.ids), kinds, today, head()))
+                gsi_partitions[parent.name] = gsi_pk
             gsi_sk = draw(_template([own], kinds, today, head()))
             keys = {None: KeyPair(pk, sk), "GSI1": KeyPair(gsi_pk, gsi_sk)}
             collections.append(
@@ -522,6 +539,10 @@ def designs(draw: st.DrawFn, today: bool = False, clash: bool = False) -> Design
         sparse = frozenset({"GSI1"}) if "GSI1" in keys and not today and draw(st.booleans()) else frozenset()
         entities.append(EntityDesign(name, keys, discriminator, sparse, attributes))
     return Design(table_keys, {"GSI1": gsi}, kinds, tuple(entities), tuple(collections))
+
+
+def _renamed(template: Template, field: str) -> Template:
+    return Template(tuple(part if isinstance(part, str) else replace(part, field=field) for part in template.parts))
 
 
 def _value(kind: Kind, n: int, text: str) -> Value:
@@ -535,8 +556,11 @@ def _value(kind: Kind, n: int, text: str) -> Value:
 @st.composite
 def data(draw: st.DrawFn, design: Design) -> list[tuple[str, Item]]:
     """Items for a design: a few of each root, members for each collection's parents (some parents get none),
-    some sparse members outside their index; ids unique within each entity. Each item comes with its entity."""
+    some sparse members outside their index; ids unique within each entity, and an item whose table key another
+    entity's item already holds (entities of one shape share their ids' namespace) is not made. Each item comes with
+    its entity."""
     items: list[tuple[str, Item]] = []
+    taken: set[tuple[str, str]] = set()
     values_by_entity: dict[str, list[dict[str, Value]]] = {}
     by_member = {collection.member: collection for collection in design.collections}
     for entity in design.entities:
@@ -554,10 +578,14 @@ def data(draw: st.DrawFn, design: Design) -> list[tuple[str, Item]]:
             parent = parents[draw(st.integers(0, len(parents) - 1))] if parents else None
             if parent is None:
                 break
-            value = _value(kind, numbers[n], texts[n])
-            values = {**parent, own: value}
-            made.append(values)
+            values = {**parent, own: _value(kind, numbers[n], texts[n])}
             indexed = frozenset({"GSI1"}) if draw(st.booleans()) else frozenset()
-            items.append((entity.name, make_item(design, entity, values, indexed)))
+            item = make_item(design, entity, values, indexed)
+            key = (item[design.table_keys[0]], item[design.table_keys[1]])
+            if key in taken:
+                continue
+            taken.add(key)
+            made.append(values)
+            items.append((entity.name, item))
         values_by_entity[entity.name] = made
     return items

@@ -36,7 +36,9 @@ from tests.designs_gen import (
     data,
     designs,
     recognise,
+    shared_table_key,
     table_values,
+    told_apart,
 )
 
 SLOW = [HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large]
@@ -153,6 +155,38 @@ def query_all(
         request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
 
+def features(design: Design) -> set[str]:
+    """What a design exercises, for the statistics of a run (``--hypothesis-show-statistics``)."""
+    out = set()
+    templates = [
+        template for entity in design.entities for pair in entity.keys.values() for template in (pair.pk, pair.sk)
+    ]
+    texts = "".join(part for template in templates for part in template.parts if isinstance(part, str))
+    if any(slot.pad for template in templates for slot in template.slots):
+        out.add("zero-padded number")
+    if any(kind == "date" for kind in design.kinds.values()):
+        out.add("date segment")
+    if any(separator in texts for separator in "|/"):
+        out.add("separator other than #")
+    for template in templates:
+        for n, part in enumerate(template.parts[:-1]):
+            if isinstance(part, str) and isinstance(template.parts[n + 1], Slot) and part[-1:] not in ("#", "|", "/"):
+                out.add("prefix glued to a field")
+    if any(entity.self_keyed for entity in design.entities):
+        out.add("self-keyed entity")
+    if any(entity.sparse for entity in design.entities):
+        out.add("sparse GSI member")
+    for i, a in enumerate(design.entities):
+        for b in design.entities[i + 1 :]:
+            if shared_table_key(design, a, b) is not None and told_apart(a, b):
+                out.add("shared key shape told apart by a discriminator")
+            if "GSI1" in a.keys and "GSI1" in b.keys and a.keys["GSI1"].pk == b.keys["GSI1"].pk:
+                out.add("two members in one GSI partition")
+    for collection in design.collections:
+        out.add(f"collection in {collection.index or 'a shared partition'}")
+    return out
+
+
 # --- the reference, checked -------------------------------------------------------------------------------------------
 
 
@@ -205,7 +239,7 @@ def test_the_ambiguity_verdicts_of_known_pairs() -> None:
     assert not ambiguities(design(kinds, (("c#", o), ("c#", o), None), (("c#", o), ("d#", q), None)))
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=SLOW, database=None)
+@settings(max_examples=40, deadline=None, suppress_health_check=SLOW, database=None)
 @given(design=designs().filter(lambda d: not ambiguities(d)), draw=st.data())
 def test_the_references_collections_are_what_dynamodb_reads_for_them(
     dynamodb: Any, design: Design, draw: st.DataObject
@@ -213,6 +247,8 @@ def test_the_references_collections_are_what_dynamodb_reads_for_them(
     pairs = draw.draw(data(design))
     items = [item for _, item in pairs]
     reference = Reference(design, items)
+    for feature in features(design):
+        event(feature)
     with design_table(dynamodb, design, items) as table:
         for collection in design.collections:
             for parent in reference.instances(collection.parent):
@@ -334,26 +370,40 @@ def test_the_gateway_serves_todays_generated_designs_like_the_reference(
     with design_table(dynamodb, design, items) as table:
         declaration = Declaration(to_model(design, table))
         with gateway_factory(table, declaration=declaration) as gateway:
-            for entity in design.entities:
-                root = lower_camel(entity.name)
-                present = reference.instances(entity.name)[:1]
-                missing = {name: "missing" for name in entity.ids}
-                for values in [*present, missing]:
-                    answer, cost = _costed(
-                        gateway,
-                        f"{{ {root}({_arguments(design, entity.name, values)}) {{ {_node(design, entity.name)} }} }}",
-                    )
-                    found = reference.lookup(entity.name, {name: values[name] for name in entity.ids})
-                    assert answer[root] == (
-                        None if found is None else _expected_node(design, reference, entity.name, found)
-                    )
-                    assert cost == lookup_cost()
+            check_lookups(gateway, design, reference)
             for collection in design.collections:
                 for parent in reference.instances(collection.parent)[:2]:
                     size = draw.draw(st.integers(1, 3), label="page size")
                     ascending = draw.draw(st.booleans(), label="ascending")
                     for backward in (False, True):
                         walk(gateway, design, reference, collection, parent, size, ascending, backward)
+
+
+def check_lookups(gateway: Gateway, design: Design, reference: Reference) -> None:
+    """Each entity by its table key, present and missing; a present one again by its global id."""
+    global_ids: set[str] = set()
+    for entity in design.entities:
+        root = lower_camel(entity.name)
+        node = _node(design, entity.name)
+        missing = {name: "missing" for name in entity.ids}
+        for values in [*reference.instances(entity.name)[:1], missing]:
+            answer, cost = _costed(gateway, f"{{ {root}({_arguments(design, entity.name, values)}) {{ id {node} }} }}")
+            found = reference.lookup(entity.name, {name: values[name] for name in entity.ids})
+            assert cost == lookup_cost()
+            if found is None:
+                assert answer[root] is None
+                continue
+            expected = _expected_node(design, reference, entity.name, found)
+            global_id = answer[root].pop("id")
+            assert answer[root] == expected
+            # The global id resolves to the same object, and no object of another entity has it.
+            assert global_id not in global_ids
+            global_ids.add(global_id)
+            again, cost = _costed(
+                gateway, f"{{ node(id: {json.dumps(global_id)}) {{ ... on {entity.name} {{ {node} }} }} }}"
+            )
+            assert again["node"] == expected
+            assert cost == lookup_cost()
 
 
 def walk(
