@@ -143,13 +143,17 @@ class KeyPair:
 @dataclass(frozen=True)
 class EntityDesign:
     """An item type: its key templates per index (None: the table), the value its items carry in the design's type
-    attribute (None: none), the indexes whose keys its items carry only sometimes, and plain attributes."""
+    attribute (None: none), the indexes whose keys its items carry only sometimes, and plain attributes.
+
+    A ``virtual`` entity has no item of its own: it is the partition its members share (the Online Shop's order, whose
+    partition holds its lines, invoice and shipments); only its partition key template means anything."""
 
     name: str
     keys: Mapping[str | None, KeyPair]
     discriminator: str | None = None
     sparse: frozenset[str] = frozenset()
     attributes: Mapping[str, Literal["S", "N"]] = field(default_factory=dict)
+    virtual: bool = False
 
     @property
     def ids(self) -> tuple[str, ...]:
@@ -310,8 +314,9 @@ def shared_table_key(design: Design, a: EntityDesign, b: EntityDesign) -> tuple[
 def ambiguities(design: Design) -> list[tuple[str, str, tuple[str, str]]]:
     """The pairs of entities one item could belong to, each with such an item's table key."""
     out = []
-    for i, a in enumerate(design.entities):
-        for b in design.entities[i + 1 :]:
+    stored = [entity for entity in design.entities if not entity.virtual]
+    for i, a in enumerate(stored):
+        for b in stored[i + 1 :]:
             key = shared_table_key(design, a, b)
             if key is not None and not told_apart(a, b):
                 out.append((a.name, b.name, key))
@@ -351,7 +356,9 @@ def values_of(design: Design, entity: EntityDesign, item: Item) -> dict[str, Val
 
 def recognise(design: Design, item: Item) -> list[str]:
     """Every entity the item can be: exactly one for any item of an unambiguous design."""
-    return [entity.name for entity in design.entities if values_of(design, entity, item) is not None]
+    return [
+        entity.name for entity in design.entities if not entity.virtual and values_of(design, entity, item) is not None
+    ]
 
 
 def make_item(design: Design, entity: EntityDesign, values: Mapping[str, Value], indexed: frozenset[str]) -> Item:
@@ -409,9 +416,41 @@ class Reference:
     def instances(self, entity: str) -> list[dict[str, Value]]:
         return [values for name, values in self.of.values() if name == entity]
 
-    def members(self, collection: CollectionDesign, parent: Mapping[str, Value], ascending: bool) -> list[Item]:
+    def parents(self, collection: CollectionDesign) -> list[dict[str, Value]]:
+        """The parents to ask a collection of: the parent's items, or for a virtual parent the partitions its members
+        name (it has no item to find them by)."""
+        parent = self.design.entity(collection.parent)
+        if not parent.virtual:
+            return self.instances(parent.name)
+        fields = self.design.entity(collection.member).keys[collection.index].pk.fields
+        found = [
+            {name: values[name] for name in fields}
+            for values in self.instances(collection.member)
+            if all(name in values for name in fields)  # a sparse member outside the index names no partition
+        ]
+        return [dict(one) for one in dict.fromkeys(tuple(sorted(one.items())) for one in found)]
+
+    def range_slot(self, collection: CollectionDesign) -> Slot | None:
+        """The slot a range of the collection's members is read by, when its sort key is literal text and then one
+        fixed-width value (a date, a zero-padded number): then ``BETWEEN`` on key strings is a range of values."""
+        template = self.design.entity(collection.member).keys[collection.index].sk
+        last = template.parts[-1]
+        if len(template.slots) != 1 or not isinstance(last, Slot):
+            return None
+        fixed = self.design.kinds[last.field] == "date" or (self.design.kinds[last.field] == "num" and last.pad > 0)
+        return last if fixed else None
+
+    def members(
+        self,
+        collection: CollectionDesign,
+        parent: Mapping[str, Value],
+        ascending: bool,
+        low: Value | None = None,
+        high: Value | None = None,
+    ) -> list[Item]:
         """The member items whose partition in the collection's index is the parent's, in key order: the items that
-        carry that index's keys (sparse ones may not), of the parent's ids, sorted by their sort key string."""
+        carry that index's keys (sparse ones may not), of the parent's ids, sorted by their sort key string; with
+        ``low``/``high``, those whose range slot's value lies between them (inclusive)."""
         member = self.design.entity(collection.member)
         pair = member.keys[collection.index]
         pk_name, sk_name = self.design.attribute_names(collection.index)
@@ -422,6 +461,15 @@ class Reference:
             and pk_name in item
             and all(self.of[n][1][name] == parent[name] for name in pair.pk.fields)
         ]
+        if low is not None or high is not None:
+            slot = self.range_slot(collection)
+            assert slot is not None, f"{collection.name} is not read by ranges"
+            found = [
+                item
+                for item in found
+                if (low is None or low <= self.of[self.items.index(item)][1][slot.field])
+                and (high is None or self.of[self.items.index(item)][1][slot.field] <= high)
+            ]
         # Code point order is UTF-8 byte order, DynamoDB's order of S keys.
         return sorted(found, key=lambda item: item[sk_name], reverse=not ascending)
 
@@ -498,8 +546,8 @@ def designs(draw: st.DrawFn, today: bool = False, clash: bool = False) -> Design
         attributes: dict[str, Literal["S", "N"]] = {"label": "S"} if draw(st.booleans()) else {}
         parent = None if n == 0 or draw(st.integers(0, 3)) == 0 else entities[draw(st.integers(0, n - 1))]
         if parent is None:
-            roots = [entity for entity in entities if entity.name not in members]
-            if roots and not today and draw(st.integers(0, 2)) == 0:
+            roots = [entity for entity in entities if entity.name not in members and not entity.virtual]
+            if roots and not today and draw(st.booleans()):
                 # The shape of an earlier root, told apart by discriminators (unless one of them has none).
                 other = roots[draw(st.integers(0, len(roots) - 1))]
                 kinds[own] = kinds[f"{other.name.lower()}Id"]
@@ -511,7 +559,9 @@ def designs(draw: st.DrawFn, today: bool = False, clash: bool = False) -> Design
                 self_keyed = not today and draw(st.booleans())
                 pk = draw(_template([own], kinds, today, head()))
                 sk = pk if self_keyed else draw(_template([], kinds, today, head()))
-            entities.append(EntityDesign(name, {None: KeyPair(pk, sk)}, discriminator, attributes=attributes))
+            virtual = not today and draw(st.integers(0, 2)) == 0
+            entity = EntityDesign(name, {None: KeyPair(pk, sk)}, discriminator, attributes=attributes, virtual=virtual)
+            entities.append(entity)
             continue
         members.add(name)
         via_gsi = draw(st.booleans())
@@ -582,10 +632,11 @@ def data(draw: st.DrawFn, design: Design) -> list[tuple[str, Item]]:
             indexed = frozenset({"GSI1"}) if draw(st.booleans()) else frozenset()
             item = make_item(design, entity, values, indexed)
             key = (item[design.table_keys[0]], item[design.table_keys[1]])
-            if key in taken:
-                continue
-            taken.add(key)
-            made.append(values)
-            items.append((entity.name, item))
+            if entity.virtual:
+                made.append(values)
+            elif key not in taken:
+                taken.add(key)
+                made.append(values)
+                items.append((entity.name, item))
         values_by_entity[entity.name] = made
     return items
