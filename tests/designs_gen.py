@@ -2,9 +2,10 @@
 
 Nothing here imports the gateway: a design is entities with key templates (literal text, plain ids, plain or
 zero-padded numbers, dates; ``#`` or other separators; prefixes glued to a field), optional discriminators, sparse
-GSI keys and one-to-many collections in a shared partition or in a GSI. The reference decides which designs are
-ambiguous (two entities whose table keys can be the same item and no discriminator tells apart), recognises items,
-and answers lookups and collection pages both ways.
+GSI keys, shared key shapes, and one-to-many collections in a shared partition or in a GSI, some under a parent that
+has no item of its own. The reference decides which designs are ambiguous (two entities whose table keys can be the
+same item and no discriminator tells apart), recognises items, and answers lookups, collection pages both ways and
+ranges over a date or padded-number sort segment.
 
 ``designs(today=True)`` draws from the part of this space today's declaration can express: ``#``-separated
 templates of plain ids, no discriminators, no sparse keys, every entity told apart by the literal words of its keys.
