@@ -1,0 +1,643 @@
+"""Single-table designs as plain data, items for them, and a plain-Python reference for what serving them means.
+
+Nothing here imports the gateway: a design is entities with key templates (literal text, plain ids, plain or
+zero-padded numbers, dates; ``#`` or other separators; prefixes glued to a field), optional discriminators, sparse
+GSI keys, shared key shapes, and one-to-many collections in a shared partition or in a GSI, some under a parent that
+has no item of its own. The reference decides which designs are ambiguous (two entities whose table keys can be the
+same item and no discriminator tells apart), recognises items, and answers lookups, collection pages both ways and
+ranges over a date or padded-number sort segment.
+
+``designs(today=True)`` draws from the part of this space today's declaration can express: ``#``-separated
+templates of plain ids, no discriminators, no sparse keys, every entity told apart by the literal words of its keys.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import date
+from typing import Any, Literal
+
+from hypothesis import strategies as st
+
+Item = dict[str, Any]
+Value = str | int | date
+Kind = Literal["id", "num", "date"]
+
+_DATE = r"[1-9][0-9]{3}-(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])"
+"""A date as the designs write it: days 29 to 31 are left out, so that every string of this shape is a date."""
+ID_ALPHABET = "-.09AZ_az~é"
+"""Ids are key segments verbatim; a small alphabet crossing byte order, and ``-`` that dates use too."""
+TODAY_SEPARATOR = "#"
+OTHER_SEPARATORS = "|/"
+DIGITS = frozenset("0123456789")
+WORDS = ("A", "AB", "B", "META", "PROJ", "TASK", "USER", "a", "ord", "p", "sh", "shp")
+"""Literal words of templates: some are prefixes of others (``sh``/``shp``, ``A``/``AB``), some are id-like."""
+HEADS = ("A", "AB", "B", "C", "D", "ITEM", "META", "NOTE", "ORG", "PROJ", "TASK", "USER", "WS", "ord", "p", "sh", "shp")
+"""Words today's designs give each template's head, one per template: enough for four entities."""
+
+
+# --- templates --------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Slot:
+    """Where a field's value goes in a key: a number is written plain or zero-padded to ``pad`` digits."""
+
+    field: str
+    pad: int = 0
+
+
+Part = str | Slot
+
+
+@dataclass(frozen=True)
+class Template:
+    """A key string: literal text and slots, e.g. ``("ORD#", Slot("orderId", 5))`` is ``ORD#00042``."""
+
+    parts: tuple[Part, ...]
+
+    @property
+    def slots(self) -> tuple[Slot, ...]:
+        return tuple(part for part in self.parts if isinstance(part, Slot))
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        return tuple(slot.field for slot in self.slots)
+
+    @property
+    def literal_prefix(self) -> str:
+        """The text every key of this template starts with: the literal text before the first slot."""
+        out = ""
+        for part in self.parts:
+            if isinstance(part, Slot):
+                break
+            out += part
+        return out
+
+    def text(self) -> str:
+        """The template as a declaration might spell it: ``ORD#{orderId:05}``."""
+        return "".join(
+            part if isinstance(part, str) else "{" + part.field + (f":0{part.pad}" if part.pad else "") + "}"
+            for part in self.parts
+        )
+
+    def format(self, values: Mapping[str, Value]) -> str:
+        return "".join(part if isinstance(part, str) else _write(part, values[part.field]) for part in self.parts)
+
+    def parse(self, key: str, kinds: Mapping[str, Kind]) -> dict[str, Value] | None:
+        """The values in ``key``, or None when it does not have this shape."""
+        regex = "".join(
+            re.escape(part) if isinstance(part, str) else f"({_slot_regex(part, kinds[part.field])})"
+            for part in self.parts
+        )
+        match = re.fullmatch(regex, key)
+        if match is None:
+            return None
+        out: dict[str, Value] = {}
+        for slot, text in zip(self.slots, match.groups(), strict=True):
+            value = _read(text, kinds[slot.field])
+            if out.setdefault(slot.field, value) != value:
+                return None
+        return out
+
+
+def _write(slot: Slot, value: Value) -> str:
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, int):
+        return f"{value:0{slot.pad}d}" if slot.pad else str(value)
+    return value
+
+
+def _slot_regex(slot: Slot, kind: Kind) -> str:
+    if kind == "date":
+        return _DATE
+    if kind == "num":
+        return f"[0-9]{{{slot.pad}}}" if slot.pad else "[1-9][0-9]*"
+    return "[" + re.escape(ID_ALPHABET) + "]+"
+
+
+def _read(text: str, kind: Kind) -> Value:
+    if kind == "num":
+        return int(text)
+    if kind == "date":
+        return date.fromisoformat(text)
+    return text
+
+
+# --- the design -------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class KeyPair:
+    pk: Template
+    sk: Template
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys((*self.pk.fields, *self.sk.fields)))
+
+
+@dataclass(frozen=True)
+class EntityDesign:
+    """An item type: its key templates per index (None: the table), the value its items carry in the design's type
+    attribute (None: none), the indexes whose keys its items carry only sometimes, and plain attributes.
+
+    A ``virtual`` entity has no item of its own: it is the partition its members share (the Online Shop's order, whose
+    partition holds its lines, invoice and shipments); only its partition key template means anything."""
+
+    name: str
+    keys: Mapping[str | None, KeyPair]
+    discriminator: str | None = None
+    sparse: frozenset[str] = frozenset()
+    attributes: Mapping[str, Literal["S", "N"]] = field(default_factory=dict)
+    virtual: bool = False
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        """The fields of the table key: what identifies one item."""
+        return self.keys[None].fields
+
+    @property
+    def self_keyed(self) -> bool:
+        """Whether its partition and sort key are one template (``c#<id>`` and ``c#<id>``)."""
+        return self.keys[None].pk == self.keys[None].sk
+
+
+@dataclass(frozen=True)
+class CollectionDesign:
+    """The ``member`` items of ``parent`` in ``index``, in key order (``ascending``) or reversed."""
+
+    name: str
+    parent: str
+    member: str
+    index: str | None = None
+    ascending: bool = True
+
+    @property
+    def field(self) -> str:
+        return self.name.partition(".")[2]
+
+
+@dataclass(frozen=True)
+class Design:
+    table_keys: tuple[str, str]
+    indexes: Mapping[str, tuple[str, str]]
+    """Each GSI's key attribute names."""
+    kinds: Mapping[str, Kind]
+    """Every field's kind; one field name means one thing across the design."""
+    entities: tuple[EntityDesign, ...]
+    collections: tuple[CollectionDesign, ...] = ()
+    type_attribute: str = "EntityType"
+
+    def entity(self, name: str) -> EntityDesign:
+        return next(entity for entity in self.entities if entity.name == name)
+
+    def attribute_names(self, index: str | None) -> tuple[str, str]:
+        return self.table_keys if index is None else self.indexes[index]
+
+
+# --- the reference: ambiguity -----------------------------------------------------------------------------------------
+
+_Edge = tuple[frozenset[str], int]
+_DATE_PARTS: tuple[tuple[str, ...], ...] = (
+    ("123456789", "0123456789", "0123456789", "0123456789"),
+    ("-",),
+    ("0", "123456789"),
+    ("1", "012"),
+    ("-",),
+    ("0", "123456789"),
+    ("1", "0123456789"),
+    ("2", "012345678"),
+)
+"""A date's language as alternatives of character classes: ``_DATE`` below, every string of which is a real date."""
+
+
+def _automaton(template: Template, kinds: Mapping[str, Kind]) -> tuple[list[list[_Edge]], int]:
+    """An automaton of the template's language: each state's edges (chars, next state), and the final state."""
+    states: list[list[_Edge]] = [[]]
+
+    def chain(start: int, classes: Sequence[str | frozenset[str]], end: int | None = None) -> int:
+        """Edges through ``classes`` from ``start`` (to ``end`` if given); the state reached."""
+        at = start
+        for n, chars in enumerate(classes):
+            last = n == len(classes) - 1
+            if last and end is not None:
+                target = end
+            else:
+                states.append([])
+                target = len(states) - 1
+            states[at].append((frozenset(chars), target))
+            at = target
+        return at
+
+    def alternatives(start: int, options: Sequence[Sequence[str]]) -> int:
+        states.append([])
+        end = len(states) - 1
+        for option in options:
+            chain(start, option, end)
+        return end
+
+    at = 0
+    for part in template.parts:
+        if isinstance(part, str):
+            at = chain(at, list(part))
+        elif kinds[part.field] == "id":
+            at = chain(at, [ID_ALPHABET])
+            states[at].append((frozenset(ID_ALPHABET), at))
+        elif kinds[part.field] == "num" and part.pad:
+            at = chain(at, [DIGITS] * part.pad)
+        elif kinds[part.field] == "num":
+            at = chain(at, ["123456789"])
+            states[at].append((DIGITS, at))
+        else:
+            year, dash, month_a, month_b, _, day_a, day_b, day_c = _DATE_PARTS
+            at = chain(at, [*year, *dash])
+            at = chain(alternatives(at, (month_a, month_b)), dash)
+            at = alternatives(at, (day_a, day_b, day_c))
+    return states, at
+
+
+def common_key(templates: Sequence[Template], kinds: Mapping[str, Kind]) -> str | None:
+    """A key string every template can parse, or None when their languages do not meet (a product automaton)."""
+    automata = [_automaton(template, kinds) for template in templates]
+    start = tuple(0 for _ in automata)
+    final = tuple(end for _, end in automata)
+    came: dict[tuple[int, ...], tuple[tuple[int, ...], str] | None] = {start: None}
+    todo = deque([start])
+    while todo:
+        state = todo.popleft()
+        if state == final:
+            out = ""
+            step = came[state]
+            while step is not None:
+                state, char = step
+                out = char + out
+                step = came[state]
+            return out
+        moves: list[tuple[frozenset[str], tuple[int, ...]]] = [
+            (frozenset(ID_ALPHABET) | DIGITS | _all_chars(templates), ())
+        ]
+        for (automaton, _), at in zip(automata, state, strict=True):
+            moves = [(chars & edge, (*to, nxt)) for chars, to in moves for edge, nxt in automaton[at] if chars & edge]
+        for chars, nxt in moves:
+            if nxt not in came:
+                # "1" where it may: a witness date reads 1111-11-11, a real date.
+                came[nxt] = (state, "1" if "1" in chars else min(chars))
+                todo.append(nxt)
+    return None
+
+
+def _all_chars(templates: Sequence[Template]) -> frozenset[str]:
+    return frozenset("".join(part for template in templates for part in template.parts if isinstance(part, str)))
+
+
+def told_apart(a: EntityDesign, b: EntityDesign) -> bool:
+    return a.discriminator is not None and b.discriminator is not None and a.discriminator != b.discriminator
+
+
+def shared_table_key(design: Design, a: EntityDesign, b: EntityDesign) -> tuple[str, str] | None:
+    """A table key both entities' templates parse, or None. A self-keyed entity's two keys are one string, so the
+    key then meets all four templates; otherwise each key meets its two (no field repeats across one entity's table
+    key but in a self-keyed one, so values never conflict)."""
+    ka, kb = a.keys[None], b.keys[None]
+    if a.self_keyed or b.self_keyed:
+        both = common_key([ka.pk, ka.sk, kb.pk, kb.sk], design.kinds)
+        return None if both is None else (both, both)
+    pk = common_key([ka.pk, kb.pk], design.kinds)
+    sk = common_key([ka.sk, kb.sk], design.kinds)
+    return None if pk is None or sk is None else (pk, sk)
+
+
+def ambiguities(design: Design) -> list[tuple[str, str, tuple[str, str]]]:
+    """The pairs of entities one item could belong to, each with such an item's table key."""
+    out = []
+    stored = [entity for entity in design.entities if not entity.virtual]
+    for i, a in enumerate(stored):
+        for b in stored[i + 1 :]:
+            key = shared_table_key(design, a, b)
+            if key is not None and not told_apart(a, b):
+                out.append((a.name, b.name, key))
+    return out
+
+
+# --- the reference: items and answers ---------------------------------------------------------------------------------
+
+
+def table_values(design: Design, entity: EntityDesign, item: Item) -> dict[str, Value] | None:
+    """The values an item's table key and type attribute give if it has ``entity``'s shape: what identifies it."""
+    return values_of(design, EntityDesign(entity.name, {None: entity.keys[None]}, entity.discriminator), item)
+
+
+def values_of(design: Design, entity: EntityDesign, item: Item) -> dict[str, Value] | None:
+    """The item's values if it is an ``entity``: its table key parses, its discriminator matches, and each index key
+    it declares is there (unless sparse) and agrees; None otherwise."""
+    if entity.discriminator is not None and item.get(design.type_attribute) != entity.discriminator:
+        return None
+    values: dict[str, Value] = {}
+    for index, pair in entity.keys.items():
+        pk_name, sk_name = design.attribute_names(index)
+        pk, sk = item.get(pk_name), item.get(sk_name)
+        if pk is None and sk is None and index in entity.sparse:
+            continue
+        if not isinstance(pk, str) or not isinstance(sk, str):
+            return None
+        for template, key in ((pair.pk, pk), (pair.sk, sk)):
+            parsed = template.parse(key, design.kinds)
+            if parsed is None:
+                return None
+            for name, value in parsed.items():
+                if values.setdefault(name, value) != value:
+                    return None
+    return values
+
+
+def recognise(design: Design, item: Item) -> list[str]:
+    """Every entity the item can be: exactly one for any item of an unambiguous design."""
+    return [
+        entity.name for entity in design.entities if not entity.virtual and values_of(design, entity, item) is not None
+    ]
+
+
+def make_item(design: Design, entity: EntityDesign, values: Mapping[str, Value], indexed: frozenset[str]) -> Item:
+    """An item as a client writes it: its table key, the keys of the indexes in ``indexed`` (or every index it
+    declares that is not sparse), its discriminator and attributes."""
+    item: Item = {}
+    for index, pair in entity.keys.items():
+        if index is not None and index in entity.sparse and index not in indexed:
+            continue
+        pk_name, sk_name = design.attribute_names(index)
+        item[pk_name] = pair.pk.format(values)
+        item[sk_name] = pair.sk.format(values)
+    if entity.discriminator is not None:
+        item[design.type_attribute] = entity.discriminator
+    for name, kind in entity.attributes.items():
+        item[name] = f"{entity.name}:{name}:{item[design.table_keys[1]]}" if kind == "S" else len(item)
+    return item
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page of a connection: its members in the order served, and its pageInfo flags."""
+
+    members: list[Item]
+    has_previous: bool
+    has_next: bool
+
+
+class Reference:
+    """Answers over the items of one unambiguous design."""
+
+    def __init__(self, design: Design, items: Sequence[Item]) -> None:
+        self.design = design
+        self.items = list(items)
+        self.of: dict[int, tuple[str, dict[str, Value]]] = {}
+        for n, item in enumerate(self.items):
+            (name,) = recognise(design, item)
+            values = values_of(design, design.entity(name), item)
+            assert values is not None
+            self.of[n] = (name, values)
+
+    def ids(self, item: Item) -> dict[str, Value]:
+        name, values = self.of[self.items.index(item)]
+        return {field: values[field] for field in self.design.entity(name).ids}
+
+    def lookup(self, entity: str, ids: Mapping[str, Value]) -> Item | None:
+        found = [
+            item
+            for n, item in enumerate(self.items)
+            if self.of[n][0] == entity and all(self.of[n][1][k] == v for k, v in ids.items())
+        ]
+        assert len(found) <= 1, f"two {entity} items with ids {ids}"
+        return found[0] if found else None
+
+    def instances(self, entity: str) -> list[dict[str, Value]]:
+        return [values for name, values in self.of.values() if name == entity]
+
+    def parents(self, collection: CollectionDesign) -> list[dict[str, Value]]:
+        """The parents to ask a collection of: the parent's items, or for a virtual parent the partitions its members
+        name (it has no item to find them by)."""
+        parent = self.design.entity(collection.parent)
+        if not parent.virtual:
+            return self.instances(parent.name)
+        fields = self.design.entity(collection.member).keys[collection.index].pk.fields
+        found = [
+            {name: values[name] for name in fields}
+            for values in self.instances(collection.member)
+            if all(name in values for name in fields)  # a sparse member outside the index names no partition
+        ]
+        return [dict(one) for one in dict.fromkeys(tuple(sorted(one.items())) for one in found)]
+
+    def range_slot(self, collection: CollectionDesign) -> Slot | None:
+        """The slot a range of the collection's members is read by, when its sort key is literal text and then one
+        fixed-width value (a date, a zero-padded number): then ``BETWEEN`` on key strings is a range of values."""
+        template = self.design.entity(collection.member).keys[collection.index].sk
+        last = template.parts[-1]
+        if len(template.slots) != 1 or not isinstance(last, Slot):
+            return None
+        fixed = self.design.kinds[last.field] == "date" or (self.design.kinds[last.field] == "num" and last.pad > 0)
+        return last if fixed else None
+
+    def members(
+        self,
+        collection: CollectionDesign,
+        parent: Mapping[str, Value],
+        ascending: bool,
+        low: Value | None = None,
+        high: Value | None = None,
+    ) -> list[Item]:
+        """The member items whose partition in the collection's index is the parent's, in key order: the items that
+        carry that index's keys (sparse ones may not), of the parent's ids, sorted by their sort key string; with
+        ``low``/``high``, those whose range slot's value lies between them (inclusive)."""
+        member = self.design.entity(collection.member)
+        pair = member.keys[collection.index]
+        pk_name, sk_name = self.design.attribute_names(collection.index)
+        found = [
+            item
+            for n, item in enumerate(self.items)
+            if self.of[n][0] == member.name
+            and pk_name in item
+            and all(self.of[n][1][name] == parent[name] for name in pair.pk.fields)
+        ]
+        if low is not None or high is not None:
+            slot = self.range_slot(collection)
+            assert slot is not None, f"{collection.name} is not read by ranges"
+            found = [
+                item
+                for item in found
+                if (low is None or low <= self.of[self.items.index(item)][1][slot.field])
+                and (high is None or self.of[self.items.index(item)][1][slot.field] <= high)
+            ]
+        # Code point order is UTF-8 byte order, DynamoDB's order of S keys.
+        return sorted(found, key=lambda item: item[sk_name], reverse=not ascending)
+
+    def page(
+        self,
+        collection: CollectionDesign,
+        parent: Mapping[str, Value],
+        size: int,
+        after: int | None = None,
+        before: int | None = None,
+        backward: bool = False,
+        ascending: bool | None = None,
+    ) -> Page:
+        """``first: size, after`` or ``last: size, before``; ``after``/``before`` are positions in the order."""
+        members = self.members(collection, parent, collection.ascending if ascending is None else ascending)
+        if backward:
+            end = len(members) if before is None else before
+            start = max(0, end - size)
+            return Page(members[start:end], start > 0, before is not None)
+        start = 0 if after is None else after + 1
+        return Page(members[start : start + size], after is not None, len(members) > start + size)
+
+
+# --- strategies -------------------------------------------------------------------------------------------------------
+
+
+@st.composite
+def _template(
+    draw: st.DrawFn, fields: Sequence[str], kinds: Mapping[str, Kind], today: bool, lead: str | None = None
+) -> Template:
+    """A template holding ``fields`` in order, each after a literal word (glued, or with a separator in between)."""
+    separator = TODAY_SEPARATOR if today else draw(st.sampled_from(TODAY_SEPARATOR + OTHER_SEPARATORS))
+    parts: list[Part] = []
+    words = draw(st.lists(st.sampled_from(WORDS), min_size=len(fields), max_size=len(fields)))
+    if lead is not None and words:
+        words[0] = lead
+    for n, (name, word) in enumerate(zip(fields, words, strict=True)):
+        glued = not today and draw(st.booleans())
+        parts.append(("" if n == 0 else separator) + word + ("" if glued else separator))
+        pad = draw(st.sampled_from((0, 3, 5))) if kinds[name] == "num" else 0
+        parts.append(Slot(name, pad))
+    if not fields:
+        parts.append(lead or draw(st.sampled_from(WORDS)))
+    return Template(tuple(parts))
+
+
+@st.composite
+def designs(draw: st.DrawFn, today: bool = False, clash: bool = False) -> Design:
+    """A design of 2 to 4 entities: roots keyed by their own id, each member in a collection of an earlier entity,
+    in the parent's partition or in a GSI; with ``today``, in the space today's declaration can express, where every
+    template starts with a word of its own unless ``clash`` draws them from three (so that some designs are
+    ambiguous)."""
+    count = draw(st.integers(2, 4))
+    names = [f"E{n}" for n in range(count)]
+    kinds: dict[str, Kind] = {}
+    for name in names:
+        kinds[f"{name.lower()}Id"] = "id" if today else draw(st.sampled_from(("id", "id", "num", "date")))
+    table_keys = draw(st.sampled_from((("PK", "SK"), ("pk", "sk"))))
+    gsi = draw(st.sampled_from((("GSI1PK", "GSI1SK"), ("GSI1-PK", "GSI1-SK"))))
+    unique = iter(draw(st.permutations(HEADS)))
+
+    def head() -> str | None:
+        if not today:
+            return None
+        return draw(st.sampled_from(HEADS[:3])) if clash else next(unique)
+
+    entities: list[EntityDesign] = []
+    collections: list[CollectionDesign] = []
+    members: set[str] = set()
+    gsi_partitions: dict[str, Template] = {}
+    for n, name in enumerate(names):
+        own = f"{name.lower()}Id"
+        discriminator = None if today or not draw(st.booleans()) else name
+        attributes: dict[str, Literal["S", "N"]] = {"label": "S"} if draw(st.booleans()) else {}
+        parent = None if n == 0 or draw(st.integers(0, 3)) == 0 else entities[draw(st.integers(0, n - 1))]
+        if parent is None:
+            roots = [entity for entity in entities if entity.name not in members and not entity.virtual]
+            if roots and not today and draw(st.booleans()):
+                # The shape of an earlier root, told apart by discriminators (unless one of them has none).
+                other = roots[draw(st.integers(0, len(roots) - 1))]
+                kinds[own] = kinds[f"{other.name.lower()}Id"]
+                pk, sk = (_renamed(template, own) for template in (other.keys[None].pk, other.keys[None].sk))
+                if other.discriminator is None and draw(st.integers(0, 3)) > 0:
+                    entities[entities.index(other)] = replace(other, discriminator=other.name)
+                discriminator = None if draw(st.integers(0, 3)) == 0 else name
+            else:
+                self_keyed = not today and draw(st.booleans())
+                pk = draw(_template([own], kinds, today, head()))
+                sk = pk if self_keyed else draw(_template([], kinds, today, head()))
+            virtual = not today and draw(st.integers(0, 2)) == 0
+            entity = EntityDesign(name, {None: KeyPair(pk, sk)}, discriminator, attributes=attributes, virtual=virtual)
+            entities.append(entity)
+            continue
+        members.add(name)
+        via_gsi = draw(st.booleans())
+        parent_pair = parent.keys[None]
+        if not via_gsi and parent.name not in members:
+            keys = {None: KeyPair(parent_pair.pk, draw(_template([own], kinds, today, head())))}
+            collections.append(
+                CollectionDesign(f"{parent.name}.{name.lower()}s", parent.name, name, None, draw(st.booleans()))
+            )
+        else:
+            pk = draw(_template([own], kinds, today, head()))
+            sk = draw(_template([], kinds, today, head()))
+            # A second member of one parent in GSI1 may share its partition: variant shapes in one index partition.
+            shared = gsi_partitions.get(parent.name)
+            if shared is not None and draw(st.booleans()):
+                gsi_pk = shared
+            else:
+                gsi_pk = draw(_template(list(parent.ids), kinds, today, head()))
+                gsi_partitions[parent.name] = gsi_pk
+            gsi_sk = draw(_template([own], kinds, today, head()))
+            keys = {None: KeyPair(pk, sk), "GSI1": KeyPair(gsi_pk, gsi_sk)}
+            collections.append(
+                CollectionDesign(f"{parent.name}.{name.lower()}s", parent.name, name, "GSI1", draw(st.booleans()))
+            )
+        sparse = frozenset({"GSI1"}) if "GSI1" in keys and not today and draw(st.booleans()) else frozenset()
+        entities.append(EntityDesign(name, keys, discriminator, sparse, attributes))
+    return Design(table_keys, {"GSI1": gsi}, kinds, tuple(entities), tuple(collections))
+
+
+def _renamed(template: Template, field: str) -> Template:
+    return Template(tuple(part if isinstance(part, str) else replace(part, field=field) for part in template.parts))
+
+
+def _value(kind: Kind, n: int, text: str) -> Value:
+    if kind == "num":
+        return 1 + n
+    if kind == "date":
+        return date(2020, 1 + n % 12, 1 + 3 * (n // 12) % 28)
+    return text
+
+
+@st.composite
+def data(draw: st.DrawFn, design: Design) -> list[tuple[str, Item]]:
+    """Items for a design: a few of each root, members for each collection's parents (some parents get none),
+    some sparse members outside their index; ids unique within each entity, and an item whose table key another
+    entity's item already holds (entities of one shape share their ids' namespace) is not made. Each item comes with
+    its entity."""
+    items: list[tuple[str, Item]] = []
+    taken: set[tuple[str, str]] = set()
+    values_by_entity: dict[str, list[dict[str, Value]]] = {}
+    by_member = {collection.member: collection for collection in design.collections}
+    for entity in design.entities:
+        own = f"{entity.name.lower()}Id"
+        kind = design.kinds[own]
+        collection = by_member.get(entity.name)
+        parents: list[dict[str, Value]] = [{}] if collection is None else values_by_entity[collection.parent]
+        count = draw(st.integers(0 if collection else 1, 5 if collection else 3))
+        texts = draw(
+            st.lists(st.text(ID_ALPHABET, min_size=1, max_size=4), min_size=count, max_size=count, unique=True)
+        )
+        numbers = draw(st.permutations(range(count * 3)))[:count]
+        made: list[dict[str, Value]] = []
+        for n in range(count):
+            parent = parents[draw(st.integers(0, len(parents) - 1))] if parents else None
+            if parent is None:
+                break
+            values = {**parent, own: _value(kind, numbers[n], texts[n])}
+            indexed = frozenset({"GSI1"}) if draw(st.booleans()) else frozenset()
+            item = make_item(design, entity, values, indexed)
+            key = (item[design.table_keys[0]], item[design.table_keys[1]])
+            if entity.virtual:
+                made.append(values)
+            elif key not in taken:
+                taken.add(key)
+                made.append(values)
+                items.append((entity.name, item))
+        values_by_entity[entity.name] = made
+    return items
