@@ -4,8 +4,39 @@ canonical operations, then nested ones that go from a child to its parent and ba
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
+
+from graphql import (
+    REMOVE,
+    ArgumentNode,
+    BooleanValueNode,
+    GraphQLInputType,
+    GraphQLList,
+    GraphQLNonNull,
+    IntValueNode,
+    ListTypeNode,
+    ListValueNode,
+    NamedTypeNode,
+    NameNode,
+    NonNullTypeNode,
+    OperationDefinitionNode,
+    StringValueNode,
+    TypeInfo,
+    TypeInfoVisitor,
+    TypeNode,
+    ValueNode,
+    VariableDefinitionNode,
+    VariableNode,
+    Visitor,
+    build_schema,
+    get_named_type,
+    parse,
+    print_ast,
+    value_from_ast_untyped,
+    visit,
+)
 
 from benchmarks import data
 
@@ -132,3 +163,85 @@ OPERATIONS = (
         nested=True,
     ),
 )
+
+
+_SCHEMA = Path(__file__).resolve().parent.parent / "schema" / "schema.graphql"
+
+
+def twin(operation: Operation) -> Operation:
+    """The operation as the other kind of client sends it: its literal arguments passed as variables (as Apollo
+    Client and Relay send every operation), or, for one sent with variables, their values written out."""
+    document = parse(operation.query)
+    if operation.variables:
+        inlined = visit(document, _Inline(operation.variables))
+        return replace(operation, query=print_ast(inlined), variables={})
+    schema = build_schema(_SCHEMA.read_text())
+    info = TypeInfo(schema)
+    lift = _Lift(info)
+    lifted = visit(document, TypeInfoVisitor(info, lift))
+    return replace(operation, query=print_ast(lifted), variables=lift.values)
+
+
+class _Lift(Visitor):
+    """Each literal argument becomes a variable of the argument's type."""
+
+    def __init__(self, info: TypeInfo) -> None:
+        super().__init__()
+        self._info = info
+        self.values: dict[str, Any] = {}
+        self._definitions: list[VariableDefinitionNode] = []
+
+    def enter_argument(self, node: ArgumentNode, *_: Any) -> ArgumentNode | None:
+        argument = self._info.get_argument()
+        if argument is None or isinstance(node.value, VariableNode):
+            return None
+        name = f"{node.name.value}{len(self.values)}"
+        self.values[name] = value_from_ast_untyped(node.value)
+        variable = VariableNode(name=NameNode(value=name))
+        self._definitions.append(VariableDefinitionNode(variable=variable, type=_type_node(argument.type)))
+        return ArgumentNode(name=node.name, value=variable)
+
+    def leave_operation_definition(self, node: OperationDefinitionNode, *_: Any) -> OperationDefinitionNode:
+        return OperationDefinitionNode(
+            operation=node.operation,
+            name=node.name,
+            variable_definitions=tuple(self._definitions),
+            directives=node.directives,
+            selection_set=node.selection_set,
+        )
+
+
+def _type_node(type_: GraphQLInputType) -> TypeNode:
+    if isinstance(type_, GraphQLNonNull):
+        return NonNullTypeNode(type=_nullable_node(type_.of_type))
+    return _nullable_node(type_)
+
+
+def _nullable_node(type_: GraphQLInputType) -> NamedTypeNode | ListTypeNode:
+    if isinstance(type_, GraphQLList):
+        return ListTypeNode(type=_type_node(type_.of_type))
+    return NamedTypeNode(name=NameNode(value=get_named_type(type_).name))
+
+
+class _Inline(Visitor):
+    """Each variable replaced by its value, written out; the operation then declares none."""
+
+    def __init__(self, values: dict[str, Any]) -> None:
+        super().__init__()
+        self._values = values
+
+    def enter_variable_definition(self, *_: Any) -> Any:
+        return REMOVE
+
+    def enter_variable(self, node: VariableNode, *_: Any) -> ValueNode:
+        return _literal(self._values[node.name.value])
+
+
+def _literal(value: Any) -> ValueNode:
+    if isinstance(value, list):
+        return ListValueNode(values=tuple(_literal(one) for one in value))
+    if isinstance(value, bool):
+        return BooleanValueNode(value=value)
+    if isinstance(value, int):
+        return IntValueNode(value=str(value))
+    return StringValueNode(value=str(value))

@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 from benchmarks.operations import OPERATIONS, Operation
-from benchmarks.run import BIG_QUERY, FLOOR, GATEWAY, GATEWAY_STOCK, PEER, Results, Sample, workers_name
+from benchmarks.run import BIG_QUERY, FLOOR, GATEWAY, GATEWAY_STOCK, GATEWAY_TWIN, PEER, Results, Sample, workers_name
 
 FLOOR_TARGET = 1.0
 """The gateway's p50 latency should be at most the aioboto3 floor's on every canonical operation..."""
@@ -56,6 +56,9 @@ def markdown(results: Results, machine_line: str | None = None) -> str:
     for level in config.concurrency:
         own = ": each system's own latency" if level == 1 else ""
         lines += ["", f"With {clients(level)}{own}:", "", _gateway_table(results, operations, level)]
+    twins = _twin_table(results, operations)
+    if twins:
+        lines += ["", "Each operation sent with variables ÷ the same operation written out (its twin):", "", twins]
     if config.baselines:
         lines += ["", "Every system (the peer's rounds are waves of calls):", "", _baseline_table(results, operations)]
     if len(config.sizes) > 1:
@@ -121,6 +124,31 @@ def _gateway_table(results: Results, operations: list[Operation], level: int) ->
             row += [_ratio(results.get(GATEWAY, op.number, largest, level), sample)]
         rows.append(row)
     return _table(header, rows)
+
+
+def _twin_table(results: Results, operations: list[Operation]) -> str:
+    """The gateway's CPU and p50 on each operation with variables over its literal twin, at each level."""
+    header = ["#", "operation"]
+    for level in results.config.concurrency:
+        header += [f"CPU ms/req literal, variables (x{level})", f"variables ÷ literal CPU (x{level})"]
+        header += [f"variables ÷ literal p50 (x{level})"]
+    rows = []
+    size = results.config.sizes[0]
+    for op in operations:
+        row = [str(op.number), op.name]
+        for level in results.config.concurrency:
+            sent, other = (results.get(system, op.number, size, level) for system in (GATEWAY, GATEWAY_TWIN))
+            if sent is None or other is None:
+                row += ["", "", ""]
+                continue
+            variables, literal = (sent, other) if op.variables else (other, sent)
+            row += [
+                f"{literal.cpu_ms:.2f}, {variables.cpu_ms:.2f}",
+                f"{variables.cpu_ms / literal.cpu_ms:.2f}x",
+                _ratio(variables, literal),
+            ]
+        rows.append(row)
+    return _table(header, rows) if any(any(row[2:]) for row in rows) else ""
 
 
 def _baseline_table(results: Results, operations: list[Operation]) -> str:

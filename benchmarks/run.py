@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 from benchmarks import data, engine, floor, servers
 from benchmarks.client import Client
-from benchmarks.operations import OPERATIONS, PAGE, Operation
+from benchmarks.operations import OPERATIONS, PAGE, Operation, twin
 from gateway.config import Settings
 from gateway.dynamo.accounting import Ledger
 from gateway.dynamo.store import Store
@@ -30,6 +30,9 @@ from schema.model import MODEL, ORGANIZATION_USERS
 
 GATEWAY = "gateway"
 GATEWAY_STOCK = "gateway (stock decode)"
+GATEWAY_TWIN = "gateway (twin)"
+"""The gateway sent each operation's twin: with variables where the operation writes its arguments out, and the
+other way round."""
 FLOOR = "aioboto3 floor"
 PEER = "dataloader peer"
 
@@ -178,7 +181,7 @@ def run(config: Config, progress: Callable[[str], None] = lambda _: None) -> Res
                 for server in systems.values():
                     server.wait_until_ready()
                 for operation in operations:
-                    samples = _run(_measure(config, endpoint_url, size, operation, systems, floor=base))
+                    samples = _run(_measure(config, endpoint_url, size, operation, systems, floor=base, twins=True))
                     for sample in samples:
                         progress(_line(sample))
                     results.samples += samples
@@ -405,10 +408,14 @@ async def _measure(
     systems: dict[str, servers.Server],
     *,
     floor: bool,
+    twins: bool = False,
 ) -> list[Sample]:
-    """Every system on one operation, at each concurrency level, taking turns round after round."""
+    """Every system on one operation, at each concurrency level, taking turns round after round; with ``twins``,
+    the gateway on the operation's twin as well."""
     async with engine.client(endpoint_url) as client:
         contenders: list[_Served | _Floor] = [_Served(name, server, operation) for name, server in systems.items()]
+        if twins and GATEWAY in systems:
+            contenders.insert(1, _Served(GATEWAY_TWIN, systems[GATEWAY], twin(operation)))
         if floor and config.baselines:
             contenders.append(_Floor(client, config.table(size), operation))
         try:
