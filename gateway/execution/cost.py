@@ -7,8 +7,13 @@ takes more calls than estimated. A mutation field counts as one write, the reads
 (mutations run one after another). An estimate stops once it passes the call budget.
 
 The estimate that limits an operation assumes every key the caller's: it is made once per document and shared by
-all callers. Explain plans with the caller's guard: what the guard refuses is reported FORBIDDEN at its field and
-planned no further, as execution would answer it, and such a plan is made for its request alone.
+all callers. An operation with variables is estimated once with each variable at its worst case
+(``execution.bound``): when that bound is within the budget, so is every request's estimate, and none is made;
+only when it is not (or the operation has no bound) is a request estimated with its own variables.
+
+Explain plans with the caller's guard: what the guard refuses is reported FORBIDDEN at its field and planned no
+further, as execution would answer it, and such a plan is made for its request alone; only explain describes the
+requests it plans.
 """
 
 from __future__ import annotations
@@ -42,8 +47,9 @@ from gateway.design.keys import Ids
 from gateway.design.model import Collection, Entity, Item, Model
 from gateway.errors import CostLimit, Forbidden
 from gateway.execution import queries
+from gateway.execution.bound import worst_case
 from gateway.execution.guard import Guard
-from gateway.execution.selection import Scope, children, fields, object_types
+from gateway.execution.selection import Scope, Selections, children, fields, object_types
 from gateway.execution.walk import ItemKey, Planned, TooLarge, Walk
 
 _WRITE_NOTE = (
@@ -120,11 +126,18 @@ class Estimate:
 @dataclass
 class Prepared:
     """A document text parsed once, with what holds for it whatever the variables: the validation rule sets it
-    passed, and the estimate of each of its operations that take no variables (by operation name)."""
+    passed, the estimate of each of its operations that take no variables and the bound of each that takes some
+    (None: it has none), and the selections as the walk reads them (by operation name)."""
 
     document: DocumentNode
     valid: set[tuple[type[ASTValidationRule], ...]]
     estimates: dict[str | None, Estimate]
+    bounds: dict[str | None, Estimate | None] = dataclasses.field(default_factory=dict)
+    selections: dict[str | None, Selections] = dataclasses.field(default_factory=dict)
+
+    def selections_of(self, operation_name: str | None) -> Selections:
+        """The memo of the operation's selections, shared by its requests (``Scope.selections``)."""
+        return self.selections.setdefault(operation_name, {})
 
 
 class Planner:
@@ -181,8 +194,10 @@ class Planner:
             return None
         shared = prepared if guard is None else None
         estimate = shared.estimates.get(operation_name) if shared is not None else None
+        if estimate is None and shared is not None and operation.variable_definitions:
+            estimate = self._bounded(shared, document, operation, operation_name, variables)
         if estimate is None:
-            estimate = self._estimate(document, operation, variables, guard)
+            estimate = self.estimate(document, operation, variables, guard)
             if estimate is None:
                 return None
             if shared is not None and not operation.variable_definitions:
@@ -200,18 +215,44 @@ class Planner:
                     )
         return estimate
 
-    def _estimate(
+    def _bounded(
+        self,
+        prepared: Prepared,
+        document: DocumentNode,
+        operation: OperationDefinitionNode,
+        operation_name: str | None,
+        variables: Mapping[str, Any] | None,
+    ) -> Estimate | None:
+        """The operation's bound, made once per document, when it is within the budget (the variables checked);
+        None when a request must be estimated with its own variables."""
+        if operation_name not in prepared.bounds:
+            prepared.bounds[operation_name] = self._bound(document, operation)
+        bound = prepared.bounds[operation_name]
+        if bound is None or bound.calls > self.budget.max_calls or bound.rounds > self.budget.max_rounds:
+            return None
+        self._coerced(operation, variables)
+        return bound
+
+    def _bound(self, document: DocumentNode, operation: OperationDefinitionNode) -> Estimate | None:
+        worst = worst_case(self.model, self.budget.max_page_size, operation, _fragments(document))
+        if worst is None:
+            return None
+        try:
+            return self.estimate(document, operation, worst, None)
+        except (CostLimit, InvalidVariables):
+            return None  # a request with its own variables may pass, or fail for its own reason
+
+    def estimate(
         self,
         document: DocumentNode,
         operation: OperationDefinitionNode,
         variables: Mapping[str, Any] | None,
         guard: Guard | None,
     ) -> Estimate | None:
-        fragments = {d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)}
+        """The walk of ``operation`` over the worst-case stand-in, with these variables; what ``check`` keeps."""
+        fragments = _fragments(document)
         _Shape(self.budget, fragments).measure(operation.selection_set, 0, frozenset())
-        coerced = get_variable_values(self.schema, operation.variable_definitions or (), dict(variables or {}))
-        if not isinstance(coerced, VariableValues):
-            raise InvalidVariables(coerced)
+        coerced = self._coerced(operation, variables)
         root = self.schema.get_root_type(operation.operation)
         if root is None:
             return None
@@ -220,6 +261,12 @@ class Planner:
             return self._walked(scope, root, operation, guard)
         except TooLarge as error:
             raise CostLimit(str(error), limit="objects", maximum=error.maximum) from None
+
+    def _coerced(self, operation: OperationDefinitionNode, variables: Mapping[str, Any] | None) -> VariableValues:
+        coerced = get_variable_values(self.schema, operation.variable_definitions or (), dict(variables or {}))
+        if not isinstance(coerced, VariableValues):
+            raise InvalidVariables(coerced)
+        return coerced
 
     def _walked(
         self, scope: Scope, root: GraphQLObjectType, operation: OperationDefinitionNode, guard: Guard | None
@@ -264,6 +311,8 @@ class Planner:
         return Walk(
             source,
             scope,
+            # The requests are described for explain alone, which plans with the caller's guard.
+            describe=source.explaining,
             default_page_size=self.budget.default_page_size,
             max_page_size=self.budget.max_page_size,
             filter_read_calls=self.budget.filter_read_calls,
@@ -337,6 +386,10 @@ class _WorstCase:
         self._refusal: Forbidden | None = None
         self._known: dict[ItemKey, Item] = {}
         self._fresh = itertools.count()
+
+    @property
+    def explaining(self) -> bool:
+        return self._guard is not None
 
     def cached(self, key: ItemKey) -> tuple[bool, Item | None]:
         return key in self._known, self._known.get(key)
@@ -437,6 +490,10 @@ class _Member:
 @dataclass(frozen=True)
 class _Page:
     members: list[_Member]
+
+
+def _fragments(document: DocumentNode) -> dict[str, FragmentDefinitionNode]:
+    return {d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)}
 
 
 def _now(work: Coroutine[Any, Any, None]) -> None:

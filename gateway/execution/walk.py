@@ -151,6 +151,8 @@ class Walk:
         max_objects: int | None = None,
         first_round: int = 1,
         refused: Callable[[str], None] | None = None,
+        plan: bool = True,
+        describe: bool = True,
     ) -> None:
         self._source = source
         self._model = source.model
@@ -162,6 +164,9 @@ class Walk:
         self._max_objects = max_objects
         # Told the path of each field the source refuses, where execution answers FORBIDDEN: explain shows them.
         self._refused = refused
+        # Executing, nothing reads the plan; estimating, only explain reads the requests' descriptions.
+        self._planning = plan
+        self._describe = describe
         self.objects = 0
         self._pages: dict[PageKey, PageRead | None] = {}
         self._round = _Round(first_round)
@@ -198,7 +203,8 @@ class Walk:
     async def run(self) -> None:
         while self._round:
             current, self._round = self._round, _Round(self._round.number + 1)
-            self._plan(current)
+            if self._planning:
+                self._plan(current)
             if self._max_calls is not None and self.calls > self._max_calls:
                 return
             await self._source.gather(self._work(current))
@@ -423,7 +429,7 @@ class Walk:
             entities = list(dict.fromkeys(entity for entity, _, _ in round_.reads.values()))
             calls = math.ceil(len(round_.reads) / BATCH_GET_LIMIT)
             first_path = next(iter(round_.reads.values()))[2]
-            keys = [self._model.key(entity, _placeholders(entity)) for entity in entities]
+            keys = [self._model.key(entity, _placeholders(entity)) for entity in entities] if self._describe else []
             self._add(first_path, "BatchGetItem", calls, round_.number, len(round_.reads), {"keys": keys})
         for query in round_.queries.values():
             placeholders = _placeholders(query.collection.parent)
@@ -441,8 +447,8 @@ class Walk:
                     self._model, query.collection, placeholders, query.window.size, window=query.window, shard=shard
                 )
             shards = query.collection.shards
-            described = _describe(request)
-            if shards > 1:
+            described = _describe(request) if self._describe else {}
+            if shards > 1 and self._describe:
                 described["partitions"] = queries.partitions(query.collection, placeholders)
             if query.window.filter is None:
                 self._add(query.path, "Query", shards, round_.number, request.limit * shards, described)
