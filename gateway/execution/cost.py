@@ -256,7 +256,7 @@ class Planner:
         root = self.schema.get_root_type(operation.operation)
         if root is None:
             return None
-        scope = Scope(self.schema, fragments, coerced)
+        scope = Scope(self.schema, fragments, coerced, {})
         try:
             return self._walked(scope, root, operation, guard)
         except TooLarge as error:

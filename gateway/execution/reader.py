@@ -25,7 +25,7 @@ from gateway.dynamo.store import BatchResult, Key, QueryRequest, QueryResult
 from gateway.execution import queries
 from gateway.execution.cursors import CursorCodec
 from gateway.execution.guard import Guard
-from gateway.execution.selection import Field, Scope
+from gateway.execution.selection import Field, Scope, Selections
 from gateway.execution.walk import TooLarge, Walk
 
 log = logging.getLogger(__name__)
@@ -120,6 +120,20 @@ class Reader:
         self._known: dict[_ItemKey, Item | None] = {}
         self._pages: dict[_PageKey, asyncio.Future[Page]] = {}
         self._walk: asyncio.Future[None] | None = None
+        self._shared: Selections | None = None
+        self._selections: Selections = {}
+
+    def share(self, selections: Selections) -> None:
+        """Read the operation's selections from ``selections``, kept across the requests that send the same
+        document; used unless the operation takes variables, whose values the selections depend on."""
+        self._shared = selections
+
+    def selections(self, info: GraphQLResolveInfo[Any]) -> Selections:
+        """Where this request keeps the selections it reads (``Scope.selections``): the document's when they
+        hold for every request, else its own, since the walk and the resolvers ask again for each object."""
+        if self._shared is not None and not info.operation.variable_definitions:
+            return self._shared
+        return self._selections
 
     def forget(self) -> None:
         """Drop what this request has read so far: a write is about to change it."""
@@ -359,7 +373,7 @@ class Reader:
     async def walked(self, info: GraphQLResolveInfo[Any]) -> None:
         """Before a query's root fields resolve: read what the whole operation needs, round by round, once."""
         if self._walk is None:
-            scope = Scope.of(info)
+            scope = Scope.of(info, self.selections(info))
             walk = self._walker(scope, current_round() + 1)
             walk.roots(info.parent_type, [info.operation.selection_set])
             self._walk = _detach(asyncio.ensure_future(walk.run()))
@@ -398,6 +412,7 @@ class Reader:
             filter_read_calls=settings.filter_read_calls,
             max_objects=settings.max_objects,
             first_round=first_round,
+            plan=False,
         )
 
     # The walk's source: what it reads lands in this request's caches, where the resolvers find it.

@@ -36,18 +36,20 @@ from graphql.execution.values import VariableValues, get_argument_values, get_di
 
 @dataclass(frozen=True)
 class Scope:
-    """What reading a selection needs besides its nodes: the schema, the document's fragments, the variables."""
+    """What reading a selection needs besides its nodes: the schema, the document's fragments, the variables, and
+    where the fields read are kept (none: read anew each time)."""
 
     schema: GraphQLSchema
     fragments: Mapping[str, FragmentDefinitionNode]
     variables: VariableValues
+    selections: Selections | None = None
 
     @classmethod
-    def of(cls, info: GraphQLResolveInfo[Any]) -> Scope:
+    def of(cls, info: GraphQLResolveInfo[Any], selections: Selections | None = None) -> Scope:
         # strawberry hands resolvers the plain dict of coerced values; graphql-core's helpers want its container.
         values: Any = info.variable_values
         variables = values if isinstance(values, VariableValues) else VariableValues({}, dict(values))
-        return cls(info.schema, info.fragments, variables)
+        return cls(info.schema, info.fragments, variables, selections)
 
 
 @dataclass(frozen=True)
@@ -82,8 +84,27 @@ class Field:
         return [node.selection_set for node in self.nodes if node.selection_set is not None]
 
 
+Selections = dict[tuple[str, tuple[int, ...]], list[Field]]
+"""Fields read from selection sets, by parent type and the selection sets' identities: valid for one document and
+one set of variable values."""
+
+
 def fields(scope: Scope, parent: GraphQLObjectType, selection_sets: Sequence[SelectionSetNode]) -> list[Field]:
-    """The child fields of ``parent`` selected in ``selection_sets``; ``__typename`` and introspection left out."""
+    """The child fields of ``parent`` selected in ``selection_sets``; ``__typename`` and introspection left out.
+
+    Kept in ``scope.selections``, when it has one: the walk asks again for each object of a list.
+    """
+    kept = scope.selections
+    if kept is None:
+        return _fields(scope, parent, selection_sets)
+    key = (parent.name, tuple(map(id, selection_sets)))
+    found = kept.get(key)
+    if found is None:
+        found = kept[key] = _fields(scope, parent, selection_sets)
+    return found
+
+
+def _fields(scope: Scope, parent: GraphQLObjectType, selection_sets: Sequence[SelectionSetNode]) -> list[Field]:
     grouped: dict[str, list[FieldNode]] = {}
     for selection_set in selection_sets:
         for node in _field_nodes(scope, parent, selection_set, frozenset()):

@@ -449,7 +449,7 @@ def _selects_nodes(info: Info) -> bool:
     connection = get_named_type(raw.return_type)
     if not isinstance(connection, GraphQLObjectType):
         return False
-    scope = selection.Scope.of(raw)
+    scope = selection.Scope.of(raw, info.context.reader.selections(raw))
     selection_sets = [node.selection_set for node in raw.field_nodes if node.selection_set is not None]
     return any(
         field.name == "nodes"

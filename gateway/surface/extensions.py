@@ -158,6 +158,8 @@ class Limits(SchemaExtension):
                     errors = [GraphQLError(error.message, original_error=error, extensions=error.extensions)]
                 except InvalidVariables as invalid:
                     errors = invalid.errors
+                if prepared is not None and not errors:
+                    context.reader.share(prepared.selections_of(execution.operation_name))
             execution.pre_execution_errors = errors
         yield
 
