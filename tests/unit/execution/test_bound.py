@@ -64,9 +64,10 @@ PAIR = "query($ws: ID!, $p: ID!) { project(workspaceId: $ws, projectId: $p) { ti
 
 
 def _variables(query: str, n: int | None, flag: bool) -> dict[str, Any]:
-    """Values for every variable the operation declares: ids, a page size (None: the default), a flag."""
+    """Values for every variable the operation declares: ids, a page size (None: the default), a flag, and with
+    the flag off a cursor."""
     values: dict[str, Any] = {"ws": "ws-1", "org": "o1", "user": "u1", "s": "s1", "c": "c1", "t": "t1", "p": "p1"}
-    values |= {"n": n, "m": n, "deep": flag, "flat": not flag, "after": None}
+    values |= {"n": n, "m": n, "deep": flag, "flat": not flag, "after": None if flag else "a-cursor"}
     return {name: value for name, value in values.items() if f"${name}" in query}
 
 
