@@ -19,11 +19,12 @@ from typing import Any, TextIO
 from urllib.parse import urlsplit
 
 from gateway.config import Setting, Settings, describe
-from gateway.design.declaration import Declaration, load
+from gateway.design.declaration import Declaration
 from gateway.design.model import Item
 from gateway.dynamo.accounting import Ledger
 from gateway.dynamo.store import Store
 from gateway.errors import GatewayError, Unavailable
+from gateway.server.declaration_file import load_model
 from gateway.server.local import DynamoDBLocal, LocalEngineError
 
 log = logging.getLogger("tablegraph")
@@ -164,7 +165,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     logging.basicConfig(level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
-        declaration = load(settings.model)
+        declaration = load_model(settings.model)
     except ValueError as error:
         print(f"tablegraph: {error}", file=sys.stderr)
         return EXIT_USAGE
