@@ -184,7 +184,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = args.pop("command")
     output = args.pop("output", None)
     possible_types = args.pop("possible_types", None)
-    drafting: dict[str, Any] = {name: args.pop(name) for name in ("source", "path", "from_table", "sample") if name in args}
+    drafting: dict[str, Any] = {
+        name: args.pop(name) for name in ("source", "path", "from_table", "sample") if name in args
+    }
     try:
         settings = Settings.from_env(**args)
     except (TypeError, ValueError) as error:
