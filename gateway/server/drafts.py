@@ -98,12 +98,6 @@ def _literal_like(segment: str, last: bool) -> bool:
     return bool(_UPPER_LITERAL.fullmatch(segment)) or (not last and bool(_LOWER_LITERAL.fullmatch(segment)))
 
 
-def signature(value: str) -> tuple[str, ...]:
-    """The literal shape of one key value: ``ORG#acme`` is ``("ORG", "{}")``."""
-    segments = value.split(SEPARATOR)
-    return tuple(one if _literal_like(one, i == len(segments) - 1) else "{}" for i, one in enumerate(segments))
-
-
 def _key_attributes(keys: KeySchema) -> list[tuple[str | None, str, str | None]]:
     return [(None, keys.pk, keys.sk), *((name, pk, sk) for name, (pk, sk) in keys.indexes.items())]
 
@@ -126,21 +120,43 @@ def find_discriminator(items: Sequence[Item], keys: KeySchema) -> str | None:
 def groups_of(items: Sequence[Item], keys: KeySchema) -> list[SampleGroup]:
     """Items grouped into types: by their discriminator's value when they hold one, else by their keys' shape."""
     told = find_discriminator(items, keys)
+    keyed = [item for item in items if keys.pk in item]
+    if told is None:
+        return [SampleGroup("", members) for members in _by_shape(keyed, keys)]
     grouped: dict[Any, list[Item]] = {}
+    for item in keyed:
+        grouped.setdefault(item[told], []).append(item)
+    return [SampleGroup(pascal(str(kind)), members, (told, str(kind))) for kind, members in grouped.items()]
+
+
+def _by_shape(items: Sequence[Item], keys: KeySchema) -> list[list[Item]]:
+    """Items of one table-key shape: as many segments in each key, and the same text where every item has
+    literal-looking text. A last segment is literal only where some items repeat it (ids differ from item to item;
+    ``META`` does not)."""
+    attributes = [name for name in (keys.pk, keys.sk) if name]
+
+    def segments(item: Item) -> tuple[tuple[str, ...], ...]:
+        return tuple(tuple(str(item.get(name, "")).split(SEPARATOR)) for name in attributes)
+
+    coarse: dict[tuple[int, ...], list[Item]] = {}
     for item in items:
-        if keys.pk not in item:
-            continue
-        if told is not None:
-            grouped.setdefault(item[told], []).append(item)
-        else:
-            shape = (signature(str(item[keys.pk])), signature(str(item.get(keys.sk or "", ""))))
-            grouped.setdefault(shape, []).append(item)
-    out = []
-    for kind, members in grouped.items():
-        if told is not None:
-            out.append(SampleGroup(pascal(str(kind)), members, (told, str(kind))))
-        else:
-            out.append(SampleGroup("", members))
+        coarse.setdefault(tuple(len(one) for one in segments(item)), []).append(item)
+    out: list[list[Item]] = []
+    for widths, members in coarse.items():
+        literal: list[tuple[int, int]] = []
+        for a, width in enumerate(widths):
+            for position in range(width):
+                last = position == width - 1
+                seen = [segments(item)[a][position] for item in members]
+                distinct = set(seen)
+                repeated = len(distinct) == 1 or len(distinct) < len(seen)
+                if all(_literal_like(one, last) for one in distinct) and (not last or repeated):
+                    literal.append((a, position))
+        fine: dict[tuple[str, ...], list[Item]] = {}
+        for item in members:
+            parts = segments(item)
+            fine.setdefault(tuple(parts[a][position] for a, position in literal), []).append(item)
+        out += fine.values()
     return out
 
 
