@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import jsonschema
 import pytest
@@ -12,6 +13,7 @@ from graphql import parse
 from gateway.config import Settings
 from gateway.design.declaration import Declaration
 from gateway.execution.cost import Budget, Planner
+from gateway.server.cli import main
 from gateway.server.declaration_file import SCHEMA_PATH, load_file, load_model
 from gateway.surface.graph import build
 from gateway.surface.toolkit import graphql_schema
@@ -76,5 +78,9 @@ def test_the_demo_file_plans_each_canonical_query_as_the_python_declaration(from
     assert _plan(from_yaml, query) == _plan(DEMO, query)
 
 
-def test_every_command_takes_a_file_as_its_model() -> None:
+def test_every_command_takes_a_file_as_its_model(tmp_path: Path) -> None:
     assert build(load_model(str(DEMO_YAML))).schema.as_str() == build(DEMO).schema.as_str()
+    from_file, from_python = tmp_path / "file.graphql", tmp_path / "python.graphql"
+    assert main(["export-schema", "--model", str(DEMO_YAML), "--output", str(from_file)]) == 0
+    assert main(["export-schema", "--model", "schema.demo:DEMO", "--output", str(from_python)]) == 0
+    assert from_file.read_text() == from_python.read_text()

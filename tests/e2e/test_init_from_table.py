@@ -120,3 +120,9 @@ def test_init_refuses_a_sample_of_nothing(endpoint: str, shop_table: str, capsys
 def test_init_on_a_missing_table_says_so(endpoint: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["init", "--from-table", "no-such-table", "--endpoint-url", endpoint]) == 1
     assert "the table is not available" in capsys.readouterr().err
+
+
+def test_init_says_in_its_help_that_it_scans(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert "read with Scan (with recount, the only commands that scan" in " ".join(capsys.readouterr().out.split())

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import jsonschema
 import pytest
 import yaml
 
+from gateway.server.cli import main
 from gateway.server.declaration_file import SCHEMA_PATH, DeclarationFileError, load_file, parse
+from tests.support.paths import ROOT
 
 SMALL = """\
 table: shop
@@ -112,3 +115,21 @@ def test_a_json_file_is_a_declaration_too(tmp_path: Path) -> None:
     path = tmp_path / "shop.json"
     path.write_text(json.dumps(yaml.safe_load(SMALL)))
     assert [entity.name for entity in load_file(path).model.entities] == ["Customer", "Order", "MutationToken"]
+
+
+def test_the_example_in_the_documentation_builds_and_follows_the_schema() -> None:
+    text = (ROOT / "docs" / "declarations.md").read_text()
+    example = re.search(r"```yaml\n(.*?)```", text, re.S)
+    assert example is not None
+    jsonschema.validate(yaml.safe_load(example.group(1)), json.loads(SCHEMA_PATH.read_text()))
+    declaration = parse(example.group(1), "declarations.md")
+    assert declaration.model.copies[0].collection.name == "Customer.orders"
+
+
+def test_a_command_given_a_broken_file_says_where_and_exits_as_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "shop.yaml"
+    path.write_text(SMALL.replace("tags: SS", "tags: XX"))
+    assert main(["export-schema", "--model", str(path)]) == 2
+    assert f"{path}:16: entities.Customer.attributes.tags.type: no type 'XX'" in capsys.readouterr().err
