@@ -68,6 +68,8 @@ async def sample_table(settings: Settings, table: str, limit: int, progress: Pro
                 progress(len(items), limit)
                 start = page.get("LastEvaluatedKey")
                 if not start:
+                    # The table held fewer items than asked for: all of them were read.
+                    progress(len(items), len(items))
                     break
                 params["ExclusiveStartKey"] = start
     except (ClientError, BotoCoreError) as error:

@@ -458,7 +458,6 @@ def _draft(command: str, settings: Settings, args: dict[str, Any], output: Path 
         sample = asyncio.run(
             sample_table(settings, table, args["sample"], lambda done, total: bar("sampling", done, total))
         )
-        bar("sampling", 1, 1)
         draft = drafts.draft(drafts.groups_of(sample.items, sample.keys), sample.keys, table)
     if output is None:
         sys.stdout.write(draft.text)

@@ -17,7 +17,7 @@ import yaml
 
 from gateway.design.keys import SEPARATOR
 from gateway.dynamo.sampling import KeySchema
-from gateway.server.declaration_file import TABLE_KEYS, DeclarationFileError, parse
+from gateway.server.declaration_file import SCHEMA_PATH, TABLE_KEYS, DeclarationFileError, parse
 
 Item = dict[str, Any]
 
@@ -369,7 +369,7 @@ def draft(groups: Sequence[SampleGroup], keys: KeySchema, table: str) -> Draft:
         "counters: none are drafted; declare an INT attribute with writable: false and name it as a counter",
     ]
     text = (
-        "# yaml-language-server: $schema=https://tablegraph.dev/declaration.schema.json\n"
+        f"# yaml-language-server: $schema={SCHEMA_PATH.as_uri()}\n"
         "# A draft: check the names, then uncomment the relations that hold.\n"
         + yaml.safe_dump(data, sort_keys=False, width=120, allow_unicode=True)
         + "".join(f"{line}\n" for line in suggestions)
