@@ -31,6 +31,19 @@ _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 _WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 
 
+class _Flow(dict[str, Any]):
+    """A small mapping written on one line (``{pk: c#{customerId}, sk: c#{customerId}}``), as people write them."""
+
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+_Dumper.add_representer(
+    _Flow, lambda dumper, data: dumper.represent_mapping("tag:yaml.org,2002:map", data, flow_style=True)
+)
+
+
 @dataclass
 class SampleGroup:
     """The sample items of one item type, and what the source says of them besides."""
@@ -302,7 +315,7 @@ def _attribute(values: list[Any], declared: str | None) -> str | dict[str, Any]:
     if all(isinstance(value, str) for value in values):
         if values and all(_NUMBER.fullmatch(value) for value in values):
             kind = "INT" if all("." not in value and abs(int(value)) < 2**31 for value in values) else "N"
-            return {"type": kind, "text": True}
+            return _Flow(type=kind, text=True)
         if values and all(re.fullmatch(r"\d{4}-\d{2}-\d{2}", value) for value in values):
             return "DATE"
         return "S"
@@ -325,16 +338,16 @@ def draft(groups: Sequence[SampleGroup], keys: KeySchema, table: str) -> Draft:
     for entity in entities:
         _name_fields(entity, owners, words, keys)
     stored = {name for _, pk, sk in _key_attributes(keys) for name in (pk, sk) if name}
-    data: dict[str, Any] = {"table": table, "keys": {"pk": keys.pk, "sk": keys.sk}}
+    data: dict[str, Any] = {"table": table, "keys": _Flow(pk=keys.pk, sk=keys.sk)}
     if keys.indexes:
-        data["indexes"] = {name: {"pk": pk, "sk": sk} for name, (pk, sk) in keys.indexes.items()}
+        data["indexes"] = {name: _Flow(pk=pk, sk=sk) for name, (pk, sk) in keys.indexes.items()}
     declared: dict[str, Any] = {}
     for entity in entities:
         out: dict[str, Any] = {"keys": {}}
         for index, pk, sk in _key_attributes(keys):
             if pk not in entity.templates or (sk is not None and sk not in entity.templates):
                 continue
-            shape: dict[str, Any] = {"pk": entity.pattern(pk), "sk": entity.pattern(sk) if sk else ""}
+            shape = _Flow(pk=entity.pattern(pk), sk=entity.pattern(sk) if sk else "")
             if pk in entity.sparse:
                 shape["sparse"] = True
             out["keys"][TABLE_KEYS if index is None else index] = shape
@@ -342,7 +355,7 @@ def draft(groups: Sequence[SampleGroup], keys: KeySchema, table: str) -> Draft:
             inferred.append(f"{entity.name}: {where} keys {shape['pk']} / {shape['sk']}")
         if entity.group.discriminator is not None:
             attribute, value = entity.group.discriminator
-            out["discriminator"] = {"attribute": attribute, "value": value}
+            out["discriminator"] = _Flow(attribute=attribute, value=value)
             inferred.append(f"{entity.name}: told apart by {attribute} = {value!r}")
         for slot in entity.fields:
             kind = "a date" if slot.date else "a number" if slot.number else None
@@ -354,7 +367,7 @@ def draft(groups: Sequence[SampleGroup], keys: KeySchema, table: str) -> Draft:
         attributes: dict[str, Any] = {}
         for name in names:
             if name in ids:
-                attributes[name] = {"type": "S", "from_id": name}
+                attributes[name] = _Flow(type="S", from_id=name)
                 continue
             values = [item[name] for item in entity.group.items if item.get(name) is not None]
             attributes[name] = _attribute(values, entity.group.types.get(name))
@@ -371,7 +384,7 @@ def draft(groups: Sequence[SampleGroup], keys: KeySchema, table: str) -> Draft:
     text = (
         f"# yaml-language-server: $schema={SCHEMA_PATH.as_uri()}\n"
         "# A draft: check the names, then uncomment the relations that hold.\n"
-        + yaml.safe_dump(data, sort_keys=False, width=120, allow_unicode=True)
+        + yaml.dump(data, Dumper=_Dumper, sort_keys=False, width=120, allow_unicode=True)
         + "".join(f"{line}\n" for line in suggestions)
     )
     try:

@@ -110,7 +110,7 @@ def test_key_templates_are_read_from_values_of_one_shape() -> None:
         for n, (org, user) in enumerate([("acme", "ada"), ("acme", "bo"), ("umbrella", "cyd")], start=1)
     ]
     result = draft([SampleGroup("User", items)], keys, "t")
-    assert "pk: ORG#{orgId}" in result.text
-    assert "sk: USER#{username}" in result.text
-    assert "username:\n        type: S\n        from_id: username" in result.text
+    assert "pk: ORG#{orgId}" in result.text.replace("'", "")
+    assert "sk: USER#{username}" in result.text.replace("'", "")
+    assert "username: {type: S, from_id: username}" in result.text
     assert "joined: DATE" in result.text
