@@ -31,7 +31,7 @@ class Settings:
     table: str = ""
     """The table to serve; empty: the one the declaration names."""
     model: str = DEFAULT_MODEL
-    """The declaration to serve, as ``pkg.module:attr`` (see gateway.declaration)."""
+    """The declaration to serve: a YAML or JSON file (docs/declarations.md), or a Python one as ``pkg.module:attr``."""
     region: str = "us-east-1"
     """AWS region."""
     demo: bool = False

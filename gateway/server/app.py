@@ -17,12 +17,13 @@ from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.types import ASGIApp
 
 from gateway.config import Settings
-from gateway.design.declaration import Declaration, load
+from gateway.design.declaration import Declaration
 from gateway.dynamo.store import Store
 from gateway.execution.cost import Budget, Planner
 from gateway.live.fanout import Feed
 from gateway.server import observe
 from gateway.server.auth import API_KEY_HEADER, AUTHORIZATION_HEADER, Authenticator
+from gateway.server.declaration_file import load_model
 from gateway.server.documents import Documents
 from gateway.server.frontdoor import REQUEST_ID_HEADER, FrontDoor
 from gateway.server.http import ACCOUNTING_HEADER, EXPLAIN_HEADER, GraphQLEndpoint
@@ -47,7 +48,7 @@ def create_app(
     derived from it, or through ``schema`` when given; refuses settings that configure no authentication
     (``auth_open`` must be explicit). Requests are traced into ``tracer_provider``, by default an OTLP exporter
     when ``settings.otlp_endpoint`` is set."""
-    declaration = declaration or load(settings.model)
+    declaration = declaration or load_model(settings.model)
     schema = schema or build(declaration, settings.default_page_size).schema
     if observe.Observed not in schema.extensions:
         # First, so that it exits last and sees each operation's outcome as the other extensions leave it.

@@ -1,9 +1,10 @@
-"""The ``tablegraph`` command: serve, create-table, seed, recount, export-schema."""
+"""The ``tablegraph`` command: serve, create-table, seed, recount, export-schema, import, init."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import logging
 import os
 import signal
@@ -19,11 +20,12 @@ from typing import Any, TextIO
 from urllib.parse import urlsplit
 
 from gateway.config import Setting, Settings, describe
-from gateway.design.declaration import Declaration, load
+from gateway.design.declaration import Declaration
 from gateway.design.model import Item
 from gateway.dynamo.accounting import Ledger
 from gateway.dynamo.store import Store
 from gateway.errors import GatewayError, Unavailable
+from gateway.server.declaration_file import load_model
 from gateway.server.local import DynamoDBLocal, LocalEngineError
 
 log = logging.getLogger("tablegraph")
@@ -46,7 +48,12 @@ _COMMAND_SETTINGS: dict[str, tuple[str, ...]] = {
     "seed": _TABLE_COMMAND,
     "recount": _TABLE_COMMAND,
     "export-schema": _EVERY_COMMAND,
+    "init": ("endpoint_url", "aws", "region", "log_level"),
+    "import": ("log_level",),
 }
+# Commands that draft a declaration rather than load one.
+_DRAFTING = ("init", "import")
+DEFAULT_SAMPLE = 200
 
 
 class CommandError(Exception):
@@ -115,6 +122,26 @@ def _parser() -> argparse.ArgumentParser:
         help="also write the interfaces' and unions' object types to this JSON file (Apollo Client's possibleTypes)",
     )
     _add_settings(export, _COMMAND_SETTINGS["export-schema"])
+    imported = commands.add_parser("import", help="draft a YAML declaration from a design tool's model")
+    imported.add_argument("source", choices=["workbench"], help="the tool: workbench (AWS NoSQL Workbench)")
+    imported.add_argument("path", type=Path, metavar="MODEL.json", help="the tool's exported data model")
+    imported.add_argument("--output", type=Path, help="write the draft to this file instead of standard output")
+    _add_settings(imported, _COMMAND_SETTINGS["import"])
+    init = commands.add_parser(
+        "init",
+        help="draft a YAML declaration from a live table's key schema and a bounded sample read with Scan (with "
+        "recount, the only commands that scan; offline, never while serving)",
+    )
+    init.add_argument("--from-table", required=True, metavar="NAME", help="the table to sample")
+    init.add_argument(
+        "--sample",
+        type=int,
+        default=DEFAULT_SAMPLE,
+        metavar="N",
+        help=f"read at most N items with Scan (default {DEFAULT_SAMPLE})",
+    )
+    init.add_argument("--output", type=Path, help="write the draft to this file instead of standard output")
+    _add_settings(init, _COMMAND_SETTINGS["init"])
     return parser
 
 
@@ -157,14 +184,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = args.pop("command")
     output = args.pop("output", None)
     possible_types = args.pop("possible_types", None)
+    drafting: dict[str, Any] = {
+        name: args.pop(name) for name in ("source", "path", "from_table", "sample") if name in args
+    }
     try:
         settings = Settings.from_env(**args)
     except (TypeError, ValueError) as error:
         print(f"tablegraph: {error}", file=sys.stderr)
         return EXIT_USAGE
     logging.basicConfig(level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if command in _DRAFTING:
+        try:
+            return _draft(command, settings, drafting, output)
+        except CommandError as error:
+            print(f"tablegraph: {error}", file=sys.stderr)
+            return error.exit_code
+        except GatewayError as error:
+            print(f"tablegraph: {error}", file=sys.stderr)
+            return EXIT_FAILED
     try:
-        declaration = load(settings.model)
+        declaration = load_model(settings.model)
     except ValueError as error:
         print(f"tablegraph: {error}", file=sys.stderr)
         return EXIT_USAGE
@@ -389,6 +428,44 @@ async def _recount(settings: Settings, declaration: Declaration) -> int:
             file=sys.stderr,
         )
         return 1
+    return 0
+
+
+def _draft(command: str, settings: Settings, args: dict[str, Any], output: Path | None) -> int:
+    """``import`` and ``init``: a YAML declaration drafted from examples, and what was and was not inferred."""
+    from gateway.server import drafts
+
+    if command == "import":
+        try:
+            document = json.loads(args["path"].read_text(encoding="utf-8"))
+        except OSError as error:
+            raise UsageError(f"cannot read {args['path']}: {error.strerror}") from None
+        except ValueError as error:
+            raise UsageError(f"{args['path']} is not JSON: {error}") from None
+        try:
+            draft, _ = drafts.from_workbench(document)
+        except ValueError as error:
+            raise UsageError(f"{args['path']}: {error}") from None
+    else:
+        from gateway.dynamo.sampling import sample_table
+
+        if args["sample"] < 1:
+            raise UsageError("--sample takes a number of items, at least 1")
+        _require_endpoint(settings, command)
+        _require_reachable(settings)
+        bar = _ProgressBar(sys.stderr)
+        table = args["from_table"]
+        sample = asyncio.run(
+            sample_table(settings, table, args["sample"], lambda done, total: bar("sampling", done, total))
+        )
+        draft = drafts.draft(drafts.groups_of(sample.items, sample.keys), sample.keys, table)
+    if output is None:
+        sys.stdout.write(draft.text)
+    else:
+        output.write_text(draft.text, encoding="utf-8")
+    report = ["inferred:", *(f"  {line}" for line in draft.inferred), "not inferred:"]
+    report += [f"  {line}" for line in draft.missed]
+    print("\n".join(report), file=sys.stderr)
     return 0
 
 

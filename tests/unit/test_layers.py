@@ -57,6 +57,7 @@ LIBRARIES = {
         "opentelemetry",
         "websockets",
         "cryptography",
+        "yaml",
     },
     "__init__": set(),
     "__main__": set(),

@@ -1,0 +1,530 @@
+"""Declarations drafted from examples: a NoSQL Workbench model's facets and sample items, or a table's sample.
+
+Key templates are inferred from the sample values (``c#12345`` is the literal ``c`` and an id, ``2026-01-05`` a
+date); what examples cannot tell (relations, orders, counters) is written as commented suggestions to complete.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+import yaml
+
+from gateway.design.keys import SEPARATOR
+from gateway.dynamo.sampling import KeySchema
+from gateway.server.declaration_file import SCHEMA_PATH, TABLE_KEYS, DeclarationFileError, parse
+
+Item = dict[str, Any]
+
+
+DISCRIMINATORS = ("EntityType", "entityType", "entity_type", "_type", "__typename", "type", "kind")
+"""Attribute names taken first for the one that tells item types apart."""
+_UPPER_LITERAL = re.compile(r"[A-Z][A-Z0-9_]*")
+_LOWER_LITERAL = re.compile(r"[a-z]{1,4}")
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?")
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+_WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+
+
+class _Flow(dict[str, Any]):
+    """A small mapping written on one line (``{pk: c#{customerId}, sk: c#{customerId}}``), as people write them."""
+
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+_Dumper.add_representer(
+    _Flow, lambda dumper, data: dumper.represent_mapping("tag:yaml.org,2002:map", data, flow_style=True)
+)
+
+
+@dataclass
+class SampleGroup:
+    """The sample items of one item type, and what the source says of them besides."""
+
+    name: str
+    items: list[Item]
+    discriminator: tuple[str, str] | None = None
+    types: Mapping[str, str] = field(default_factory=dict)
+    """Attribute types a model declares (a Workbench model's ``NonKeyAttributes``), by attribute name."""
+    aliases: Mapping[str, str] = field(default_factory=dict)
+    """Names a model gives the key attributes' values (a Workbench facet's ``KeyAttributeAlias``)."""
+
+
+@dataclass
+class Draft:
+    text: str
+    """The YAML declaration, suggestions as comments."""
+    inferred: list[str]
+    missed: list[str]
+
+
+@dataclass
+class _Slot:
+    """A field of a key template: where it sits, and its values by item."""
+
+    attribute: str
+    position: int
+    prefix: str | None
+    values: dict[int, str]
+    name: str = ""
+
+    @property
+    def date(self) -> bool:
+        return all(_DATE.fullmatch(value) for value in self.values.values())
+
+    @property
+    def number(self) -> bool:
+        return all(_NUMBER.fullmatch(value) for value in self.values.values())
+
+
+@dataclass
+class _Entity:
+    group: SampleGroup
+    templates: dict[str, list[str | _Slot]]
+    """Key attribute: its segments, literals and slots (one slot object per field, shared by the keys holding it)."""
+    sparse: set[str]
+    fields: list[_Slot]
+
+    @property
+    def name(self) -> str:
+        return self.group.name
+
+    def pattern(self, attribute: str) -> str:
+        return SEPARATOR.join(
+            part if isinstance(part, str) else "{" + part.name + "}" for part in self.templates[attribute]
+        )
+
+
+def pascal(name: str) -> str:
+    words = _WORD.findall(name) or [name]
+    return "".join(word[:1].upper() + word[1:] for word in words)
+
+
+def _literal_like(segment: str, last: bool) -> bool:
+    return bool(_UPPER_LITERAL.fullmatch(segment)) or (not last and bool(_LOWER_LITERAL.fullmatch(segment)))
+
+
+def _key_attributes(keys: KeySchema) -> list[tuple[str | None, str, str | None]]:
+    return [(None, keys.pk, keys.sk), *((name, pk, sk) for name, (pk, sk) in keys.indexes.items())]
+
+
+def find_discriminator(items: Sequence[Item], keys: KeySchema) -> str | None:
+    """The text attribute every item holds and whose values name a handful of types, if there is one."""
+    if not items:
+        return None
+    stored = {name for _, pk, sk in _key_attributes(keys) for name in (pk, sk) if name}
+    common = set(items[0]).intersection(*items[1:]) - stored
+    texts = [name for name in common if all(isinstance(item[name], str) for item in items)]
+    ordered = [name for name in DISCRIMINATORS if name in texts] + sorted(set(texts) - set(DISCRIMINATORS))
+    for name in ordered:
+        kinds = {item[name] for item in items}
+        if 1 < len(kinds) <= max(2, len(items) // 2) or (name in DISCRIMINATORS and len(kinds) >= 1):
+            return name
+    return None
+
+
+def groups_of(items: Sequence[Item], keys: KeySchema) -> list[SampleGroup]:
+    """Items grouped into types: by their discriminator's value when they hold one, else by their keys' shape."""
+    told = find_discriminator(items, keys)
+    keyed = [item for item in items if keys.pk in item]
+    if told is None:
+        return [SampleGroup("", members) for members in _by_shape(keyed, keys)]
+    grouped: dict[Any, list[Item]] = {}
+    for item in keyed:
+        grouped.setdefault(item[told], []).append(item)
+    return [SampleGroup(pascal(str(kind)), members, (told, str(kind))) for kind, members in grouped.items()]
+
+
+def _by_shape(items: Sequence[Item], keys: KeySchema) -> list[list[Item]]:
+    """Items of one table-key shape: as many segments in each key, and the same text where every item has
+    literal-looking text. A last segment is literal only where some items repeat it (ids differ from item to item;
+    ``META`` does not)."""
+    attributes = [name for name in (keys.pk, keys.sk) if name]
+
+    def segments(item: Item) -> tuple[tuple[str, ...], ...]:
+        return tuple(tuple(str(item.get(name, "")).split(SEPARATOR)) for name in attributes)
+
+    coarse: dict[tuple[int, ...], list[Item]] = {}
+    for item in items:
+        coarse.setdefault(tuple(len(one) for one in segments(item)), []).append(item)
+    out: list[list[Item]] = []
+    for widths, members in coarse.items():
+        literal: list[tuple[int, int]] = []
+        for a, width in enumerate(widths):
+            for position in range(width):
+                last = position == width - 1
+                seen = [segments(item)[a][position] for item in members]
+                distinct = set(seen)
+                repeated = len(distinct) == 1 or len(distinct) < len(seen)
+                if all(_literal_like(one, last) for one in distinct) and (not last or repeated):
+                    literal.append((a, position))
+        fine: dict[tuple[str, ...], list[Item]] = {}
+        for item in members:
+            parts = segments(item)
+            fine.setdefault(tuple(parts[a][position] for a, position in literal), []).append(item)
+        out += fine.values()
+    return out
+
+
+def _entity(group: SampleGroup, keys: KeySchema, missed: list[str]) -> _Entity:
+    templates: dict[str, list[str | _Slot]] = {}
+    sparse: set[str] = set()
+    fields: list[_Slot] = []
+    for index, pk, sk in _key_attributes(keys):
+        holding = [i for i, item in enumerate(group.items) if pk in item and (sk is None or sk in item)]
+        if not holding:
+            continue
+        if index is not None and len(holding) < len(group.items):
+            sparse.update(name for name in (pk, sk) if name)
+        for attribute in (pk, sk):
+            if attribute is None:
+                continue
+            values = {i: str(group.items[i][attribute]) for i in holding}
+            counts = Counter(len(value.split(SEPARATOR)) for value in values.values())
+            width, _ = counts.most_common(1)[0]
+            if len(counts) > 1:
+                missed.append(
+                    f"{group.name or 'an item type'}: {attribute} has values of several shapes; drafted"
+                    f" the most common one, the others are variants to declare by hand"
+                )
+                values = {i: value for i, value in values.items() if len(value.split(SEPARATOR)) == width}
+            split = {i: value.split(SEPARATOR) for i, value in values.items()}
+            parts: list[str | _Slot] = []
+            for position in range(width):
+                seen = {i: segments[position] for i, segments in split.items()}
+                constant = len(set(seen.values())) == 1
+                if constant and _literal_like(next(iter(seen.values())), position == width - 1):
+                    parts.append(next(iter(seen.values())))
+                    continue
+                prefix = parts[-1] if parts and isinstance(parts[-1], str) else None
+                slot = _Slot(attribute, position, prefix, seen)
+                same = next((one for one in fields if _same_values(one.values, seen)), None)
+                if same is None:
+                    fields.append(slot)
+                    same = slot
+                parts.append(same)
+            templates[attribute] = parts
+    return _Entity(group, templates, sparse, fields)
+
+
+def _same_values(a: Mapping[int, str], b: Mapping[int, str]) -> bool:
+    common = a.keys() & b.keys()
+    return bool(common) and all(a[i] == b[i] for i in common)
+
+
+def _words(name: str) -> list[str]:
+    return [word.lower() for word in _WORD.findall(name)]
+
+
+def _lower_camel(name: str) -> str:
+    return name[:1].lower() + name[1:]
+
+
+def _name_entities(entities: list[_Entity], keys: KeySchema) -> None:
+    """Types without a discriminator are named after their keys' literal text: ``PROJ#{…}`` is ``Proj``."""
+    taken: set[str] = {entity.name for entity in entities if entity.name}
+    for entity in entities:
+        if entity.name:
+            continue
+        pk = entity.templates.get(keys.pk, [])
+        sk = entity.templates.get(keys.sk or "", [])
+        own = [part for part in sk if isinstance(part, _Slot) and part not in pk]
+        source = sk if own else pk
+        literal = next((part for part in source if isinstance(part, str)), None) or "Item"
+        name = pascal(literal.lower())
+        n = 2
+        while name in taken:
+            name, n = f"{pascal(literal.lower())}{n}", n + 1
+        taken.add(name)
+        entity.group.name = name
+
+
+def _owners(entities: list[_Entity], keys: KeySchema) -> dict[str, str]:
+    """Which entity a key prefix belongs to: the one whose own id follows it in its table key."""
+    owners: dict[str, str] = {}
+    later: list[tuple[str, str]] = []
+    for entity in entities:
+        pk = entity.templates.get(keys.pk, [])
+        sk = entity.templates.get(keys.sk or "", [])
+        own = [part for part in sk if isinstance(part, _Slot) and part not in pk]
+        if own:
+            if own[-1].prefix:
+                later.append((own[-1].prefix, entity.name))
+        elif pk and isinstance(pk[-1], _Slot) and pk[-1].prefix:
+            owners.setdefault(pk[-1].prefix, entity.name)
+    for prefix, name in later:
+        owners.setdefault(prefix, name)
+    return owners
+
+
+def _name_fields(entity: _Entity, owners: Mapping[str, str], words: Sequence[str], keys: KeySchema) -> None:
+    taken: set[str] = set()
+    entity_words = _words(entity.name) or ["item"]
+    for slot in entity.fields:
+        name: str | None = _named_by_attribute(entity, slot, keys) or _named_by_alias(entity, slot)
+        if name is None and slot.date:
+            word = entity_words[0]
+            name = f"{word}{'d' if word.endswith('e') else 'ed'}At"
+        if name is None and slot.prefix is not None:
+            owner = owners.get(slot.prefix)
+            if owner is not None:
+                name = f"{_lower_camel(owner)}Id"
+            else:
+                found = next((w for w in words if w.startswith(slot.prefix.lower())), None)
+                name = f"{found or slot.prefix.lower()}Id"
+        base = name or f"{entity_words[0]}Key"
+        unique, n = base, 2
+        while unique in taken:
+            unique, n = f"{base}{n}", n + 1
+        taken.add(unique)
+        slot.name = unique
+
+
+def _named_by_attribute(entity: _Entity, slot: _Slot, keys: KeySchema) -> str | None:
+    """A plain attribute that holds the same value as the key (``username`` beside ``USER#{username}``)."""
+    if slot.date:
+        return None
+    stored = {name for _, pk, sk in _key_attributes(keys) for name in (pk, sk) if name}
+    items = entity.group.items
+    for name in sorted(set().union(*(item.keys() for item in items)) - stored):
+        if all(isinstance(items[i].get(name), str) and items[i][name] == value for i, value in slot.values.items()):
+            return name
+    return None
+
+
+def _named_by_alias(entity: _Entity, slot: _Slot) -> str | None:
+    alias = entity.group.aliases.get(slot.attribute)
+    single = sum(isinstance(part, _Slot) for part in entity.templates[slot.attribute]) == 1
+    if alias is None or not single or alias == slot.attribute or not re.fullmatch(r"[A-Za-z_][\w]*", alias):
+        return None
+    return _lower_camel(alias)
+
+
+def _attribute(values: list[Any], declared: str | None) -> str | dict[str, Any]:
+    if declared in ("M", "L"):
+        return "JSON"
+    if all(isinstance(value, bool) for value in values):
+        return "BOOL"
+    if all(isinstance(value, str) for value in values):
+        if values and all(_NUMBER.fullmatch(value) for value in values):
+            kind = "INT" if all("." not in value and abs(int(value)) < 2**31 for value in values) else "N"
+            return _Flow(type=kind, text=True)
+        if values and all(re.fullmatch(r"\d{4}-\d{2}-\d{2}", value) for value in values):
+            return "DATE"
+        return "S"
+    if all(isinstance(value, Decimal) for value in values):
+        integral = all(value == value.to_integral_value() and abs(value) < 2**31 for value in values)
+        return "INT" if integral else "N"
+    if all(isinstance(value, set) for value in values):
+        return "NS" if all(isinstance(one, Decimal) for value in values for one in value) else "SS"
+    return "JSON"
+
+
+def draft(groups: Sequence[SampleGroup], keys: KeySchema, table: str) -> Draft:
+    """The declaration the sample items suggest, with what was inferred and what was not."""
+    inferred: list[str] = []
+    missed: list[str] = []
+    entities = [_entity(group, keys, missed) for group in groups if group.items]
+    _name_entities(entities, keys)
+    owners = _owners(entities, keys)
+    words = sorted({word for entity in entities for word in _words(entity.name)}, key=len)
+    for entity in entities:
+        _name_fields(entity, owners, words, keys)
+    stored = {name for _, pk, sk in _key_attributes(keys) for name in (pk, sk) if name}
+    data: dict[str, Any] = {"table": table, "keys": _Flow(pk=keys.pk, sk=keys.sk)}
+    if keys.indexes:
+        data["indexes"] = {name: _Flow(pk=pk, sk=sk) for name, (pk, sk) in keys.indexes.items()}
+    declared: dict[str, Any] = {}
+    for entity in entities:
+        out: dict[str, Any] = {"keys": {}}
+        for index, pk, sk in _key_attributes(keys):
+            if pk not in entity.templates or (sk is not None and sk not in entity.templates):
+                continue
+            shape = _Flow(pk=entity.pattern(pk), sk=entity.pattern(sk) if sk else "")
+            if pk in entity.sparse:
+                shape["sparse"] = True
+            out["keys"][TABLE_KEYS if index is None else index] = shape
+            where = TABLE_KEYS if index is None else index
+            inferred.append(f"{entity.name}: {where} keys {shape['pk']} / {shape['sk']}")
+        if entity.group.discriminator is not None:
+            attribute, value = entity.group.discriminator
+            out["discriminator"] = _Flow(attribute=attribute, value=value)
+            inferred.append(f"{entity.name}: told apart by {attribute} = {value!r}")
+        for slot in entity.fields:
+            kind = "a date" if slot.date else "a number" if slot.number else None
+            if kind:
+                inferred.append(f"{entity.name}.{slot.name}: {kind}, kept as key text")
+        ids = {slot.name for slot in entity.fields}
+        skip = stored | ({entity.group.discriminator[0]} if entity.group.discriminator else set())
+        names = sorted(set().union(*(item.keys() for item in entity.group.items)) - skip)
+        attributes: dict[str, Any] = {}
+        for name in names:
+            if name in ids:
+                attributes[name] = _Flow(type="S", from_id=name)
+                continue
+            values = [item[name] for item in entity.group.items if item.get(name) is not None]
+            attributes[name] = _attribute(values, entity.group.types.get(name))
+        if attributes:
+            out["attributes"] = attributes
+        declared[entity.name] = out
+    data["entities"] = declared
+    suggestions = _suggestions(entities, keys)
+    missed += [
+        "relations: collections and links are suggested as comments, never declared",
+        "orders: every suggested collection reads ascending; say ascending: false where newest comes first",
+        "counters: none are drafted; declare an INT attribute with writable: false and name it as a counter",
+    ]
+    text = (
+        f"# yaml-language-server: $schema={SCHEMA_PATH.as_uri()}\n"
+        "# A draft: check the names, then uncomment the relations that hold.\n"
+        + yaml.dump(data, Dumper=_Dumper, sort_keys=False, width=120, allow_unicode=True)
+        + "".join(f"{line}\n" for line in suggestions)
+    )
+    try:
+        parse(text, "the draft")
+    except DeclarationFileError as error:
+        missed.append(f"the draft does not build yet: {error}")
+    return Draft(text, inferred, missed)
+
+
+def _suggestions(entities: Sequence[_Entity], keys: KeySchema) -> list[str]:
+    """Collections where one entity's partition template is another's, and the parent-less partitions."""
+    partitions: dict[str, list[tuple[_Entity, str | None]]] = {}
+    for entity in entities:
+        for index, pk, _ in _key_attributes(keys):
+            if pk in entity.templates:
+                partitions.setdefault(entity.pattern(pk), []).append((entity, index))
+    lines: list[str] = []
+    collections: list[str] = []
+    orphans: list[str] = []
+    for pattern, holders in partitions.items():
+        parents = [entity for entity, _ in holders if _parent_of(entity, pattern, keys)]
+        members = [(entity, index) for entity, index in holders if entity not in parents]
+        if not members:
+            continue
+        if not parents:
+            orphans.append(f"#   {pattern}: {', '.join(sorted({entity.name for entity, _ in members}))}")
+            continue
+        parent = parents[0]
+        for member, index in members:
+            collections += [
+                f"#   {parent.name}.{_lower_camel(member.name)}s:",
+                f"#     parent: {parent.name}",
+                f"#     member: {member.name}",
+                *([f"#     index: {index}"] if index is not None else []),
+                "#     ascending: true",
+            ]
+    if collections:
+        lines += ["", "# Suggested: members that share a partition with a parent (check each one).", "# collections:"]
+        lines += collections
+    if orphans:
+        lines += ["", "# Partitions no item of their own heads: collections without a parent, to declare by hand."]
+        lines += orphans
+    return lines
+
+
+def _parent_of(entity: _Entity, pattern: str, keys: KeySchema) -> bool:
+    """Whether ``entity`` heads the partition: its keys in some index are that partition, and their sort key adds
+    no id (``sh#{shipmentId}`` / ``sh#{shipmentId}``)."""
+    for _, pk, sk in _key_attributes(keys):
+        if pk not in entity.templates or entity.pattern(pk) != pattern:
+            continue
+        held = entity.templates[pk]
+        if not any(isinstance(part, _Slot) and part not in held for part in entity.templates.get(sk or "", [])):
+            return True
+    return False
+
+
+# --- NoSQL Workbench ------------------------------------------------------------------------------------------------
+
+
+def _plain(value: Mapping[str, Any]) -> Any:
+    """A value in DynamoDB's typed JSON (``{"S": "x"}``) as plain Python."""
+    (kind, raw), *_ = value.items()
+    match kind:
+        case "S":
+            return str(raw)
+        case "N":
+            return Decimal(str(raw))
+        case "BOOL":
+            return bool(raw)
+        case "NULL":
+            return None
+        case "M":
+            return {key: _plain(one) for key, one in raw.items()}
+        case "L":
+            return [_plain(one) for one in raw]
+        case "SS":
+            return set(raw)
+        case "NS":
+            return {Decimal(str(one)) for one in raw}
+    return raw
+
+
+def _items(rows: Iterable[Mapping[str, Any]]) -> list[Item]:
+    return [
+        {key: _plain(value) if isinstance(value, dict) and len(value) == 1 else value for key, value in row.items()}
+        for row in rows
+    ]
+
+
+def _workbench_keys(table: Mapping[str, Any]) -> KeySchema:
+    def pair(keys: Mapping[str, Any]) -> tuple[str, str | None]:
+        sort = keys.get("SortKey")
+        return keys["PartitionKey"]["AttributeName"], sort["AttributeName"] if sort else None
+
+    pk, sk = pair(table["KeyAttributes"])
+    indexes = {index["IndexName"]: pair(index["KeyAttributes"]) for index in table.get("GlobalSecondaryIndexes", [])}
+    return KeySchema(pk, sk, indexes)
+
+
+def from_workbench(document: Mapping[str, Any]) -> tuple[Draft, str]:
+    """The draft of a Workbench model's first table, and that table's name. ValueError for another document."""
+    tables = document.get("DataModel")
+    if not isinstance(tables, list) or not tables:
+        raise ValueError("not a NoSQL Workbench data model: it has no DataModel list of tables")
+    table = tables[0]
+    try:
+        keys = _workbench_keys(table)
+    except (KeyError, TypeError):
+        raise ValueError("the model's table has no KeyAttributes with a PartitionKey") from None
+    types = {one["AttributeName"]: one["AttributeType"] for one in table.get("NonKeyAttributes", [])}
+    facets = table.get("TableFacets", [])
+    groups: list[SampleGroup] = []
+    for facet in facets:
+        alias = facet.get("KeyAttributeAlias", {})
+        aliases = {
+            attribute: alias[name]
+            for attribute, name in ((keys.pk, "PartitionKeyAlias"), (keys.sk, "SortKeyAlias"))
+            if attribute and name in alias
+        }
+        groups.append(SampleGroup(pascal(facet["FacetName"]), _items(facet.get("TableData", [])), None, types, aliases))
+    if not groups:
+        groups = groups_of(_items(table.get("TableData", [])), keys)
+        for group in groups:
+            group.types = types
+    _tell_apart(groups, keys)
+    result = draft(groups, keys, table.get("TableName", "table"))
+    empty = [group.name for group in groups if not group.items]
+    result.missed += [f"{name}: the facet has no sample items, so no key templates" for name in empty]
+    return result, table.get("TableName", "table")
+
+
+def _tell_apart(groups: list[SampleGroup], keys: KeySchema) -> None:
+    """Facets' discriminator: an attribute each facet's items hold with one value, a different one per facet."""
+    if any(group.discriminator for group in groups):
+        return
+    found = find_discriminator([item for group in groups for item in group.items], keys)
+    if found is None:
+        return
+    for group in groups:
+        kinds = {item.get(found) for item in group.items}
+        if len(kinds) == 1 and isinstance(next(iter(kinds)), str):
+            group.discriminator = (found, str(next(iter(kinds))))

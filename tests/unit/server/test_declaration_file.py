@@ -1,0 +1,135 @@
+"""A declaration file's errors name the file, the line and the key; what it declares is what the model gets."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+from gateway.server.cli import main
+from gateway.server.declaration_file import SCHEMA_PATH, DeclarationFileError, load_file, parse
+from tests.support.paths import ROOT
+
+SMALL = """\
+table: shop
+keys: {pk: PK, sk: SK}
+indexes:
+  GSI1: {pk: GSI1PK, sk: GSI1SK}
+shapes:
+  Address:
+    fields: {street: S, zip: {type: S, max_length: 10}}
+entities:
+  Customer:
+    keys:
+      table: {pk: "c#{customerId}", sk: "c#{customerId}"}
+    discriminator: {attribute: EntityType, value: customer}
+    attributes:
+      email: {type: S, required: true}
+      address: {type: M, shape: Address}
+      tags: SS
+  Order:
+    keys:
+      table: {pk: "o#{orderId}", sk: "o#{orderId}"}
+      GSI1: {pk: "c#{customerId}", sk: "o#{orderDate}", sparse: true}
+    discriminator: {attribute: EntityType, value: order}
+    attributes:
+      orderDate: {type: DATE, required: true}
+      total: {type: N, text: true}
+collections:
+  Customer.orders: {parent: Customer, member: Order, index: GSI1, ascending: false}
+links:
+  Order.buyer: {source: Order, target: Customer}
+tenancy: {customerId: customers}
+"""
+
+
+def _error(text: str) -> str:
+    with pytest.raises(DeclarationFileError) as raised:
+        parse(text, "shop.yaml")
+    return str(raised.value)
+
+
+def test_a_file_declares_entities_keys_attributes_collections_links_and_tenancy() -> None:
+    declaration = parse(SMALL, "shop.yaml")
+    order = declaration.entity("Order")
+    assert order.keys["GSI1"].sparse and order.keys["GSI1"].sk.pattern == "o#{orderDate}"
+    assert order.discriminator == ("EntityType", "order")
+    assert order.declared["total"].text
+    customer = declaration.entity("Customer")
+    shape = customer.declared["address"].shape
+    assert shape is not None and shape.name == "Address" and shape.declared["zip"].max_length == 10
+    assert customer.declared["tags"].type == "SS"
+    assert declaration.model.relations["Customer.orders"].index == "GSI1"  # type: ignore[union-attr]
+    assert declaration.model.relations["Order.buyer"].target is customer
+    assert declaration.tenancy.grants == {"customerId": "customers"}
+
+
+def test_the_published_schema_accepts_what_the_loader_accepts() -> None:
+    jsonschema.validate(yaml.safe_load(SMALL), json.loads(SCHEMA_PATH.read_text()))
+
+
+def test_an_unknown_key_is_named_with_its_line() -> None:
+    broken = SMALL.replace("      tags: SS\n", "      tags: SS\n    colour: blue\n")
+    assert _error(broken) == (
+        "shop.yaml:17: entities.Customer.colour: unknown key; expected one of attributes, description,"
+        " discriminator, internal, keys, mint, variants, verbs"
+    )
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(yaml.safe_load(broken), json.loads(SCHEMA_PATH.read_text()))
+
+
+def test_an_unknown_index_is_named_with_its_line() -> None:
+    message = _error(SMALL.replace('      GSI1: {pk: "c#', '      GSI9: {pk: "c#'))
+    assert message == "shop.yaml:20: entities.Order.keys.GSI9: no index named 'GSI9'; declared: table, GSI1"
+
+
+def test_a_refusal_of_the_model_is_named_with_the_line_of_what_it_refuses() -> None:
+    message = _error(SMALL.replace("member: Order, index: GSI1,", "member: Order,"))
+    assert message.startswith("shop.yaml:26: collections.Customer.orders: Customer.orders: the partition key")
+
+
+def test_a_wrong_type_is_named_with_its_line() -> None:
+    assert _error(SMALL.replace("tags: SS", "tags: XX")) == (
+        "shop.yaml:16: entities.Customer.attributes.tags.type: no type 'XX'; one of S, N, INT, BOOL, L, M, DATE, SS,"
+        " NS, JSON"
+    )
+    assert _error(SMALL.replace("sparse: true", "sparse: often")) == (
+        "shop.yaml:20: entities.Order.keys.GSI1.sparse: expected true or false, found text"
+    )
+
+
+def test_text_that_is_not_yaml_is_named_with_its_line() -> None:
+    assert _error("table: shop\nkeys: {pk: PK\n").startswith("shop.yaml:3: not YAML:")
+
+
+def test_a_missing_file_is_named(tmp_path: Path) -> None:
+    with pytest.raises(DeclarationFileError, match=r"nowhere\.yaml: cannot read the declaration"):
+        load_file(tmp_path / "nowhere.yaml")
+
+
+def test_a_json_file_is_a_declaration_too(tmp_path: Path) -> None:
+    path = tmp_path / "shop.json"
+    path.write_text(json.dumps(yaml.safe_load(SMALL)))
+    assert [entity.name for entity in load_file(path).model.entities] == ["Customer", "Order", "MutationToken"]
+
+
+def test_the_example_in_the_documentation_builds_and_follows_the_schema() -> None:
+    text = (ROOT / "docs" / "declarations.md").read_text()
+    example = re.search(r"```yaml\n(.*?)```", text, re.S)
+    assert example is not None
+    jsonschema.validate(yaml.safe_load(example.group(1)), json.loads(SCHEMA_PATH.read_text()))
+    declaration = parse(example.group(1), "declarations.md")
+    assert declaration.model.copies[0].collection.name == "Customer.orders"
+
+
+def test_a_command_given_a_broken_file_says_where_and_exits_as_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "shop.yaml"
+    path.write_text(SMALL.replace("tags: SS", "tags: XX"))
+    assert main(["export-schema", "--model", str(path)]) == 2
+    assert f"{path}:16: entities.Customer.attributes.tags.type: no type 'XX'" in capsys.readouterr().err
