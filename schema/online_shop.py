@@ -138,7 +138,12 @@ PRODUCT_INVENTORY = Collection(
     "Product.inventory", PRODUCT, WAREHOUSE_ITEM, description="Its stock in each warehouse, by warehouse id."
 )
 PRODUCT_ORDERS = Collection(
-    "Product.orders", PRODUCT, ORDER_ITEM, "GSI1", description="The order lines that hold it, oldest first."
+    "Product.orders",
+    PRODUCT,
+    ORDER_ITEM,
+    "GSI1",
+    range="orderedAt",
+    description="The order lines that hold it, oldest first.",
 )
 WAREHOUSE_INVENTORY = Collection(
     "Warehouse.inventory", WAREHOUSE, WAREHOUSE_ITEM, "GSI2", description="What it keeps, by product id."
@@ -147,10 +152,15 @@ WAREHOUSE_SHIPMENTS = Collection(
     "Warehouse.shipments", WAREHOUSE, SHIPMENT, "GSI2", description="What it sent, by shipment id."
 )
 CUSTOMER_INVOICES = Collection(
-    "Customer.invoices", CUSTOMER, INVOICE, "GSI2", description="Its invoices, oldest first."
+    "Customer.invoices", CUSTOMER, INVOICE, "GSI2", range="invoicedAt", description="Its invoices, oldest first."
 )
 CUSTOMER_PRODUCTS = Collection(
-    "Customer.orderedProducts", CUSTOMER, ORDER_ITEM, "GSI2", description="What it ordered, oldest first."
+    "Customer.orderedProducts",
+    CUSTOMER,
+    ORDER_ITEM,
+    "GSI2",
+    range="orderedAt",
+    description="What it ordered, oldest first.",
 )
 SHIPMENT_ITEMS = Collection(
     "Shipment.items", SHIPMENT, SHIPMENT_ITEM, "GSI1", ascending=False, description="What it holds."

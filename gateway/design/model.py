@@ -336,6 +336,10 @@ class Collection:
     ids: Mapping[str, str] = field(default_factory=dict)
     """Which id of an edge item supplies each id of the target, by role (``{"name": "followee"}``: the target's
     ``name`` is the edge's ``followee``); ids not named are taken from the edge's id of the same name."""
+    range: str | None = None
+    """The field that ends the members' sort key (a date or a number: ``p#{orderedAt}``), which the connection
+    takes an argument of that name to read a range of (``between``, ``gte``, ``lte``, ``beginsWith``): the range
+    becomes the Query's key condition, so only the range is read."""
 
     def __post_init__(self) -> None:
         for name in self.filters:
@@ -777,6 +781,7 @@ def _validate(model: Model) -> frozenset[Entity]:
         if collection.target is not None:
             _validate_edges(collection, collection.target, member_shape)
         _validate_levels(collection, member_shape)
+        _validate_range(collection, member_shape)
         if collection.shards > 1 and (collection.levels or collection.index is not None):
             # A GSI's ExclusiveStartKey holds a table key too, which no one position gives for every shard.
             raise ValueError(f"{collection.name}: a sharded collection is read from the table's key, without levels")
@@ -937,6 +942,38 @@ def _validate_levels(collection: Collection, shape: KeyShape) -> None:
             f"{collection.name}: levels {collection.levels!r} must be the ids of {shape.sk.pattern!r} that follow"
             " the parent's, in order, with the member's own id after them"
         )
+
+
+RANGE_CLASHES = frozenset({"first", "after", "last", "before", "order", "where"})
+"""The connection arguments a range argument may not be named like."""
+
+
+def _validate_range(collection: Collection, shape: KeyShape) -> None:
+    """A range is read by one key condition: on the sort key's last field, written as is, after text the parent's
+    ids fix."""
+    name = collection.range
+    if name is None:
+        return
+    pattern = shape.sk.pattern
+    where = f"{collection.name}: range={name!r}"
+    if name not in shape.sk.fields:
+        raise ValueError(f"{where} is not a field of the members' sort key {pattern!r}")
+    if not pattern.endswith("{" + name + "}"):
+        raise ValueError(
+            f"{where}: the sort key {pattern!r} must end with {{{name}}}, written as is (not padded, nothing after"
+            " it), for a range of its values to be a range of keys"
+        )
+    if collection.levels or collection.shards > 1:
+        raise ValueError(f"{where}: a range is read from one partition, without levels")
+    before = [one for one in shape.sk.fields if one != name]
+    unknown = [one for one in before if collection.partition.get(one, one) not in collection.parent.all_id_fields]
+    if unknown:
+        raise ValueError(
+            f"{where}: {sorted(unknown)} come before it in {pattern!r} and the parent does not fix them, so the"
+            " range would not be one stretch of keys"
+        )
+    if graphql_name(name) in RANGE_CLASHES:
+        raise ValueError(f"{where}: the argument would be named like a connection argument")
 
 
 def _validate_copy(model: Model, copy: Copy) -> None:

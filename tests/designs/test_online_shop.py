@@ -4,8 +4,9 @@ answers it, in the requests counted on the wire."""
 
 from __future__ import annotations
 
+import json
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import pytest
@@ -148,3 +149,189 @@ def test_13_14_a_warehouses_shipments_and_inventory_are_one_query_each_on_gsi2(
     assert data["warehouse"]["shipments"]["nodes"] == shipments
     assert data["warehouse"]["inventory"]["nodes"] == inventory
     assert (cost, sent) == ((3, 1), {"BatchGetItem": 1, "Query": 2})
+
+
+# --- patterns 9, 15, 16: a range of a sort key that carries a date --------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def wire(online_shop: Gateway) -> list[dict[str, Any]]:
+    """The Queries the gateway sends, as their bodies go on the wire: a listener on the real store."""
+    sent: list[dict[str, Any]] = []
+
+    def record(operation: str, headers: Mapping[str, str], body: bytes) -> None:
+        if operation == "Query":
+            sent.append(json.loads(body))
+
+    online_shop.app.state.store.on_send(record)
+    return sent
+
+
+def _ranged_query(wire: list[dict[str, Any]], index: str) -> dict[str, Any]:
+    (query,) = [one for one in wire if one.get("IndexName") == index]
+    return query
+
+
+RANGES = [  # (root, connection, range field, reference, id, low, high, descending)
+    ("product", "orders", "orderedAt", "product_orders", "20001", "2020-06-21T00:00:00", "2020-06-21T23:59:00", False),
+    ("product", "orders", "orderedAt", "product_orders", "20001", "2020-06-01", "2020-06-15", False),
+    ("product", "orders", "orderedAt", "product_orders", "20002", "2020-06", "2020-08", True),
+    ("product", "orders", "orderedAt", "product_orders", "20006", "2020", "2021", False),
+    ("customer", "invoices", "invoicedAt", "customer_invoices", "10001", "2020-06-01", "2020-06-15", False),
+    ("customer", "invoices", "invoicedAt", "customer_invoices", "10001", "2020-06-01", "2020-06-30T23:59:59", True),
+    ("customer", "invoices", "invoicedAt", "customer_invoices", "10004", "2020", "2021", False),
+    (
+        "customer",
+        "orderedProducts",
+        "orderedAt",
+        "customer_products",
+        "10001",
+        "2020-06-30T23:59:59",
+        "2020-07-01",
+        False,
+    ),
+    ("customer", "orderedProducts", "orderedAt", "customer_products", "10001", "2020-06-15", "2020-07-02", False),
+    (
+        "customer",
+        "orderedProducts",
+        "orderedAt",
+        "customer_products",
+        "10002",
+        "2020-06-21T19:18:00",
+        "2020-06-21T23:59:00",
+        True,
+    ),
+]
+_SELECTED = {
+    "orders": ("orderId", "productId", "orderedAt"),
+    "orderedProducts": ("orderId", "productId", "orderedAt"),
+    "invoices": ("orderId", "invoiceId", "invoicedAt"),
+}
+
+
+@pytest.mark.parametrize("case", RANGES, ids=lambda case: "-".join(map(str, case[1:8:2])) + f"-{case[5]}-{case[6]}")
+def test_09_15_16_a_range_of_dates_is_the_querys_key_condition(
+    online_shop: Gateway, reference: Shop, wire: list[dict[str, Any]], case: tuple[Any, ...]
+) -> None:
+    root, connection, field, pattern, parent_id, low, high, descending = case
+    order = "DESCENDING" if descending else "ASCENDING"
+    selected = " ".join(_SELECTED[connection])
+    wire.clear()
+    data, cost, sent = _run(
+        online_shop,
+        f'{{ {root}({root}Id: "{parent_id}") {{ {connection}(first: 50, order: {order},'
+        f' {field}: {{ between: ["{low}", "{high}"] }}) {{ nodes {{ {selected} }} pageInfo {{ hasNextPage }} }} }} }}',
+    )
+    expected = [
+        _ids(item, *_SELECTED[connection])
+        for item in getattr(reference, pattern)(parent_id, low, high, descending).answer
+    ]
+    found = data[root]
+    assert found[connection]["nodes"] == expected
+    assert found[connection]["pageInfo"]["hasNextPage"] is False
+    # The root's own item is a point read beside the Query: the parent has no keys in that index.
+    assert (cost, sent) == ((2, 1), {"BatchGetItem": 1, "Query": 1})
+    query = _ranged_query(wire, "GSI1" if root == "product" else "GSI2")
+    head = {"orders": "", "invoices": "i#", "orderedProducts": "p#"}[connection]
+    assert query["KeyConditionExpression"] == "#pk = :pk AND #sk BETWEEN :sk AND :sk_end"
+    assert (query["ExpressionAttributeValues"][":sk"], query["ExpressionAttributeValues"][":sk_end"]) == (
+        {"S": head + low},
+        {"S": head + high},
+    )
+    assert query["ScanIndexForward"] is not descending and "FilterExpression" not in query
+
+
+def test_a_range_pages_both_ways_within_itself(online_shop: Gateway, reference: Shop) -> None:
+    """first/after and last/before page through the range only; a cursor from outside it is refused."""
+    low, high = "2020-06-01", "2020-07-01T23"
+    expected = [_ids(item, "orderedAt")["orderedAt"] for item in reference.customer_products("10001", low, high).answer]
+    assert len(expected) == 7
+    ranged = f'orderedAt: {{ between: ["{low}", "{high}"] }}'
+    seen: list[str] = []
+    after = ""
+    while True:
+        data, cost, _ = _run(
+            online_shop,
+            f'{{ customer(customerId: "10001") {{ orderedProducts(first: 3, {ranged}{after}) {{'
+            " nodes { orderedAt } pageInfo { hasNextPage endCursor } } } }",
+        )
+        page = data["customer"]["orderedProducts"]
+        seen += [node["orderedAt"] for node in page["nodes"]]
+        assert cost == (2, 1)
+        if not page["pageInfo"]["hasNextPage"]:
+            break
+        after = f', after: "{page["pageInfo"]["endCursor"]}"'
+    assert seen == expected
+    data, _, _ = _run(
+        online_shop,
+        f'{{ customer(customerId: "10001") {{ orderedProducts(last: 2, {ranged}) {{'
+        " nodes { orderedAt } pageInfo { hasPreviousPage startCursor } } } }",
+    )
+    page = data["customer"]["orderedProducts"]
+    assert [node["orderedAt"] for node in page["nodes"]] == expected[-2:]
+    assert page["pageInfo"]["hasPreviousPage"] is True
+    data, _, _ = _run(
+        online_shop,
+        f'{{ customer(customerId: "10001") {{ orderedProducts(last: 5, before: "{page["pageInfo"]["startCursor"]}",'
+        f" {ranged}) {{ nodes {{ orderedAt }} }} }} }}",
+    )
+    assert [node["orderedAt"] for node in data["customer"]["orderedProducts"]["nodes"]] == expected[:5]
+    # A cursor of the whole collection, at a position the range leaves out.
+    data, _, _ = _run(
+        online_shop, '{ customer(customerId: "10001") { orderedProducts(first: 6) { pageInfo { endCursor } } } }'
+    )
+    outside = data["customer"]["orderedProducts"]["pageInfo"]["endCursor"]
+    body = online_shop.query(
+        f'{{ customer(customerId: "10001") {{ orderedProducts(first: 2, after: "{outside}",'
+        ' orderedAt: { between: ["2020-06-01", "2020-06-02"] }) { nodes { orderedAt } } } }'
+    )
+    assert body["errors"][0]["extensions"]["code"] == "BAD_USER_INPUT"
+    assert "outside the range" in body["errors"][0]["message"]
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [
+        ('{ gte: "2020-07" }', ["2020-07-02T08:30:00", "2020-07-15T12:00:00", "2020-07-15T12:02:00"]),
+        ('{ lte: "2020-06-15T10:00:00" }', ["2020-06-01T00:00:00", "2020-06-15T10:00:00"]),
+        ('{ beginsWith: "2020-06-2" }', ["2020-06-21T19:18:00"]),
+    ],
+)
+def test_open_bounds_and_a_prefix_are_key_conditions_too(
+    online_shop: Gateway, wire: list[dict[str, Any]], given: str, expected: list[str]
+) -> None:
+    """Within the index's partition of a product, every item is an order line: bare stamps as the sort key."""
+    wire.clear()
+    data, cost, _ = _run(
+        online_shop,
+        '{ a: product(productId: "20001") { orders(orderedAt: ' + given + ") { nodes { orderedAt } } } }",
+    )
+    nodes = [node["orderedAt"] for node in data["a"]["orders"]["nodes"]]
+    everything = [
+        "2020-06-01T00:00:00",
+        "2020-06-15T10:00:00",
+        "2020-06-21T19:18:00",
+        "2020-07-02T08:30:00",
+    ]
+    assert nodes == [one for one in everything if one in expected]
+    assert cost == (2, 1)
+    assert "FilterExpression" not in _ranged_query(wire, "GSI1")
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        ("{ }", "takes one of between, gte, lte, beginsWith"),
+        ('{ gte: "a", lte: "b" }', "takes one of"),
+        ('{ between: ["a"] }', "takes two values"),
+        ('{ between: ["2021", "2020"] }', "low bound first"),
+        ('{ gte: "p#2020" }', "may not contain"),
+    ],
+)
+def test_a_bad_range_is_refused_before_any_query(online_shop: Gateway, given: str, message: str) -> None:
+    body = online_shop.query(
+        f'{{ product(productId: "20001") {{ orders(orderedAt: {given}) {{ nodes {{ orderId }} }} }} }}'
+    )
+    (error,) = body["errors"]
+    assert error["extensions"]["code"] == "BAD_USER_INPUT" and message in error["message"]
+    assert body["extensions"]["dynamodb"]["operations"].get("Query") is None
