@@ -10,7 +10,7 @@ they are read from the keys: ids of the item, not attributes. An order has no it
 
 from __future__ import annotations
 
-from gateway import Attribute, Collection, Declaration, Entity, Index, KeyShape, Link, Model
+from gateway import Attribute, Collection, Declaration, Entity, Index, KeyShape, Link, Lookup, Model
 from gateway.design.model import Shape
 
 TABLE = Index(None, "PK", "SK")
@@ -193,6 +193,10 @@ MODEL = Model(
         Link("ShipmentItem.shipment", SHIPMENT_ITEM, SHIPMENT),
         Link("Invoice.customer", INVOICE, CUSTOMER),
         Link("Payment.invoice", PAYMENT, INVOICE),
+    ),
+    lookups=(
+        Lookup("invoiceById", INVOICE, "GSI1", "An invoice by its id alone, from GSI1; null if none."),
+        Lookup("shipmentById", SHIPMENT, "GSI1", "A shipment by its id alone, from GSI1; null if none."),
     ),
 )
 SHOP = Declaration(MODEL)

@@ -438,6 +438,31 @@ class Link:
 
 
 @dataclass(frozen=True)
+class Lookup:
+    """A root field that finds one ``entity`` by the ids of its keys in a secondary ``index``, for a caller who
+    lacks ids of its table key (an invoice by its ``invoiceId`` when its table key also holds the ``orderId``): one
+    Query on the index with both keys equal. Its arguments are the ids of that index's key shape.
+
+    When the selection asks for the first page of a collection in the same index whose members sort next to the
+    entity (a shipment, then its items), the same Query reads them too."""
+
+    name: str
+    entity: Entity
+    index: str
+    description: str | None = None
+
+    @property
+    def shape(self) -> KeyShape:
+        return self.entity.keys[self.index]
+
+    @property
+    def arguments(self) -> tuple[tuple[str, str], ...]:
+        """(argument, id) pairs: the ids of the index's key shape, partition key first."""
+        fields = dict.fromkeys((*self.shape.pk.fields, *self.shape.sk.fields))
+        return tuple((graphql_name(name), name) for name in fields)
+
+
+@dataclass(frozen=True)
 class Root:
     """A root query field: one entity by its table key (``many``: a list of them by their one id), or, with no
     entity, any entity by its global id (``node`` and ``nodes``). ``arguments`` pairs argument names with ids."""
@@ -483,6 +508,8 @@ class Model:
     copies: tuple[Copy, ...] = ()
     expires_attribute: str | None = None
     """The attribute (epoch seconds) by which DynamoDB's time to live removes short-lived items."""
+    lookups: tuple[Lookup, ...] = ()
+    """Root fields that find an entity through a secondary index (see :class:`Lookup`)."""
     _indexes: dict[str | None, Index] = field(init=False, repr=False, compare=False)
     _candidates: tuple[_Candidate, ...] = field(init=False, repr=False, compare=False)
     _by_heads: dict[tuple[str, str], tuple[_Candidate, ...]] = field(init=False, repr=False, compare=False)
@@ -801,7 +828,39 @@ def _validate(model: Model) -> frozenset[Entity]:
             )
     for copy in model.copies:
         _validate_copy(model, copy)
+    taken = {lower_camel(entity.name) for entity in model.entities}
+    taken |= {f"{name}s" for name in taken} | {"node", "nodes"}
+    for lookup in model.lookups:
+        _validate_lookup(model, lookup, taken)
+        taken.add(lookup.name)
     return frozenset(shared)
+
+
+def _validate_lookup(model: Model, lookup: Lookup, taken: set[str]) -> None:
+    """A lookup reads one index key, formatted whole from its arguments, of an entity that has keys there."""
+    entity, where = lookup.entity, f"lookup {lookup.name!r}"
+    if entity not in model.entities or entity.internal:
+        raise ValueError(f"{where}: {entity.name} is not a served entity of the model")
+    if not lookup.name.isidentifier() or lookup.name in taken:
+        raise ValueError(f"{where}: a root field needs a name of its own (taken: the entities' and other lookups')")
+    if lookup.index not in entity.keys or lookup.index is None:
+        raise ValueError(
+            f"{where}: {entity.name} has no keys in index {lookup.index!r}: a lookup reads a secondary index the"
+            " entity has keys in"
+        )
+    shape = lookup.shape
+    values = entity.indexed_attributes & shape.fields
+    if values:
+        raise ValueError(
+            f"{where}: {sorted(values)} in {shape.sk.pattern!r} are values, not ids: a lookup names one item by ids"
+        )
+    if shape.pk.shards > 1:
+        raise ValueError(f"{where}: {shape.pk.pattern!r} is sharded; a lookup reads one partition")
+    if set(shape.fields) >= set(entity.id_fields):
+        raise ValueError(
+            f"{where}: its ids {sorted(shape.fields)} hold {entity.name}'s whole table key: the root field"
+            f" {lower_camel(entity.name)!r} reads it by key, without a Query"
+        )
 
 
 def _validate_told_apart(a: Entity, b: Entity) -> None:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gateway.design.keys import Ids, validate_id
-from gateway.design.model import Collection, Model, graphql_name
+from gateway.design.model import Collection, Lookup, Model, graphql_name
 from gateway.dynamo.requests import Filter
 from gateway.dynamo.store import Key, QueryRequest
 from gateway.errors import BadUserInput
@@ -265,6 +265,19 @@ def parent_and_members_query(model: Model, collection: Collection, parent_ids: I
         index=collection.index,
         ascending=collection.ascending,
         limit=first + 2,
+    )
+
+
+def lookup_query(model: Model, lookup: Lookup, ids: Ids) -> QueryRequest:
+    """The entity's item in the lookup's index: both keys equal, at most two items read (a second one says the ids
+    do not name one item)."""
+    index = model.index(lookup.index)
+    shape = lookup.shape
+    return QueryRequest(
+        partition=(index.pk, shape.pk.format(ids)),
+        sort=(index.sk, "=", shape.sk.format(ids)),
+        index=lookup.index,
+        limit=2,
     )
 
 

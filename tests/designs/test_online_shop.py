@@ -335,3 +335,98 @@ def test_a_bad_range_is_refused_before_any_query(online_shop: Gateway, given: st
     (error,) = body["errors"]
     assert error["extensions"]["code"] == "BAD_USER_INPUT" and message in error["message"]
     assert body["extensions"]["dynamodb"]["operations"].get("Query") is None
+
+
+# --- patterns 10 to 12: an entity by an id of its index key alone ---------------------------------------------------
+
+
+@pytest.mark.parametrize("invoice_id", ["50003", "50006", "59999"])
+def test_10_11_an_invoice_by_its_id_alone_is_one_query_on_gsi1_with_its_payments_map(
+    online_shop: Gateway, reference: Shop, wire: list[dict[str, Any]], invoice_id: str
+) -> None:
+    wire.clear()
+    data, cost, sent = _run(
+        online_shop,
+        f'{{ invoiceById(invoiceId: "{invoice_id}") {{ orderId invoiceId customerId invoicedAt amount'
+        " detail { payments { type amount data } } } }",
+    )
+    expected: list[dict[str, Any] | None] = [
+        {**_ids(item, "orderId", "invoiceId", "customerId", "invoicedAt"), "amount": _number(item["Amount"])}
+        for item in reference.invoice(invoice_id).answer
+    ]
+    payments = [
+        {"type": one["Type"], "amount": float(one["Amount"]), "data": one["Data"]}
+        for one in reference.invoice_payments(invoice_id).answer
+    ]
+    found = data["invoiceById"]
+    assert [found and {k: v for k, v in found.items() if k != "detail"}] == (expected or [None])
+    assert (found["detail"]["payments"] if found else []) == payments
+    assert (cost, sent) == ((1, 1), {"Query": 1})
+    (query,) = wire
+    assert query["IndexName"] == "GSI1" and query["KeyConditionExpression"] == "#pk = :pk AND #sk = :sk"
+    assert query["ExpressionAttributeValues"] == {":pk": {"S": f"i#{invoice_id}"}, ":sk": {"S": f"i#{invoice_id}"}}
+
+
+def test_11_an_invoices_payment_items_come_in_the_same_query_as_the_invoice(
+    online_shop: Gateway, reference: Shop
+) -> None:
+    """The facets' spelling of pattern 11: the payments as items of the invoice's GSI1 partition, after it."""
+    data, cost, _ = _run(
+        online_shop, '{ invoiceById(invoiceId: "50001") { invoiceId payments { nodes { paymentId type amount } } } }'
+    )
+    expected = [(one["Type"], float(one["Amount"])) for one in reference.invoice_payments("50001").answer]
+    assert [(node["type"], node["amount"]) for node in data["invoiceById"]["payments"]["nodes"]] == expected
+    assert cost == (1, 1)
+
+
+@pytest.mark.parametrize("shipment_id", ["70001", "70006", "79999"])
+def test_12_a_shipment_by_its_id_comes_with_its_items_from_one_gsi1_query(
+    online_shop: Gateway, reference: Shop, shipment_id: str
+) -> None:
+    data, cost, sent = _run(
+        online_shop,
+        f'{{ shipmentById(shipmentId: "{shipment_id}") {{ orderId shipmentId warehouseId type'
+        " items { nodes { orderId shipmentItemId shipmentId productId quantity } pageInfo { hasNextPage } } } }",
+    )
+    answer = reference.shipment(shipment_id, descending=True).answer  # the shipment, then its items
+    if not answer:
+        assert data["shipmentById"] is None
+    else:
+        shipment, *lines = answer
+        found = data["shipmentById"]
+        assert {k: v for k, v in found.items() if k != "items"} == {
+            **_ids(shipment, "orderId", "shipmentId", "warehouseId"),
+            "type": shipment["Type"],
+        }
+        assert found["items"]["nodes"] == [
+            {
+                **_ids(line, "orderId", "shipmentItemId", "shipmentId", "productId"),
+                "quantity": _number(line["Quantity"]),
+            }
+            for line in lines
+        ]
+        assert found["items"]["pageInfo"]["hasNextPage"] is False
+    assert (cost, sent) == ((1, 1), {"Query": 1})
+
+
+def test_a_lookup_then_reads_what_its_ids_start_in_the_next_round(online_shop: Gateway) -> None:
+    data, cost, sent = _run(
+        online_shop,
+        '{ shipmentById(shipmentId: "70002") { warehouse { warehouseId } items(first: 1) { nodes { productId'
+        " product { price } } } } }",
+    )
+    found = data["shipmentById"]
+    assert found == {
+        "warehouse": {"warehouseId": "30001"},
+        "items": {"nodes": [{"productId": "20001", "product": {"price": 100.0}}]},
+    }
+    assert (cost, sent) == ((2, 2), {"Query": 1, "BatchGetItem": 1})
+
+
+@pytest.mark.parametrize(
+    "query", ['{ invoiceById(invoiceId: "a#b") { orderId } }', '{ shipmentById(shipmentId: "") { orderId } }']
+)
+def test_a_lookup_refuses_an_id_no_key_can_hold_before_any_request(online_shop: Gateway, query: str) -> None:
+    body = online_shop.query(query)
+    assert body["errors"][0]["extensions"]["code"] == "BAD_USER_INPUT"
+    assert body["extensions"]["dynamodb"]["calls"] == 0
