@@ -134,6 +134,17 @@ PAYMENT = Entity(
     discriminator=_entity_type("payment"),
 )
 
+ORDER = Entity(
+    "Order",
+    {None: KeyShape.of("o#{orderId}", "o#{orderId}")},
+    description="An order: the partition its lines, shipments, shipment items, invoice and payments share. It has no"
+    " item of its own, so it is never read: it exists whenever an orderId is given.",
+    partition=True,
+)
+
+ORDER_ITEMS = Collection("Order.items", ORDER, ORDER_ITEM, description="Its lines, by product id.")
+ORDER_SHIPMENTS = Collection("Order.shipments", ORDER, SHIPMENT, description="Its shipments, by shipment id.")
+ORDER_INVOICES = Collection("Order.invoices", ORDER, INVOICE, description="Its invoice: one at most, none before.")
 PRODUCT_INVENTORY = Collection(
     "Product.inventory", PRODUCT, WAREHOUSE_ITEM, description="Its stock in each warehouse, by warehouse id."
 )
@@ -172,8 +183,11 @@ INVOICE_PAYMENTS = Collection(
 MODEL = Model(
     "OnlineShop",
     (TABLE, GSI1, GSI2),
-    (CUSTOMER, PRODUCT, WAREHOUSE, WAREHOUSE_ITEM, ORDER_ITEM, SHIPMENT, SHIPMENT_ITEM, INVOICE, PAYMENT),
+    (CUSTOMER, PRODUCT, WAREHOUSE, WAREHOUSE_ITEM, ORDER, ORDER_ITEM, SHIPMENT, SHIPMENT_ITEM, INVOICE, PAYMENT),
     collections=(
+        ORDER_ITEMS,
+        ORDER_SHIPMENTS,
+        ORDER_INVOICES,
         PRODUCT_INVENTORY,
         PRODUCT_ORDERS,
         WAREHOUSE_INVENTORY,
@@ -186,6 +200,9 @@ MODEL = Model(
     links=(
         Link("WarehouseItem.product", WAREHOUSE_ITEM, PRODUCT),
         Link("WarehouseItem.warehouse", WAREHOUSE_ITEM, WAREHOUSE),
+        Link("OrderItem.order", ORDER_ITEM, ORDER),
+        Link("Shipment.order", SHIPMENT, ORDER),
+        Link("Invoice.order", INVOICE, ORDER),
         Link("OrderItem.product", ORDER_ITEM, PRODUCT),
         Link("OrderItem.customer", ORDER_ITEM, CUSTOMER),
         Link("Shipment.warehouse", SHIPMENT, WAREHOUSE),

@@ -216,8 +216,20 @@ class Entity:
     """Other shapes an item may have in a secondary index instead of its ``keys`` one (``#DOC#{docId}`` for an
     original, ``COPY#{docId}`` for a copy): an item is the entity when its keys there have one of the shapes.
     Creates write the first shape whose ids they are given; a collection reads one shape (``Collection.shape``)."""
+    partition: bool = False
+    """An entity with no item of its own: a partition its collections' members share (an order's ``o#<orderId>``,
+    holding its lines, shipments and invoice). It is never read nor written: its object exists whenever its ids are
+    given, and holds them alone. Its table key's partition key names the partition; its sort key is any text no
+    item has."""
 
     def __post_init__(self) -> None:
+        if self.partition and (
+            self.attributes or set(self.keys) != {None} or self.discriminator or self.mint or self.variants
+        ):
+            raise ValueError(
+                f"{self.name}: a partition entity has no item, so no attributes, discriminator, minted id, variants"
+                " or index keys: only its table key"
+            )
         if self.discriminator is not None and self.discriminator[0] in self.attributes:
             raise ValueError(
                 f"{self.name}: the discriminator {self.discriminator[0]!r} is a constant the gateway writes,"
@@ -679,6 +691,8 @@ class Model:
     def parent_sorts_with_members(self, collection: Collection) -> bool:
         """Whether one Query returns the parent and then its members (the parent sorts at the head)."""
         parent_shape = collection.parent.keys.get(collection.index)
+        if collection.parent.partition:  # no item to read at the head
+            return False
         if parent_shape is None or parent_shape.pk != collection.member_shape.pk:
             return False
         if parent_shape.sparse:  # a parent outside the index would be missed by the Query, and taken for absent
@@ -784,6 +798,8 @@ def _validate(model: Model) -> frozenset[Entity]:
     for collection in model.collections:
         if collection.counter is not None and collection.counter not in collection.parent.attributes:
             raise ValueError(f"{collection.name}: the counter {collection.counter!r} is not an attribute of the parent")
+        if collection.member.partition or (collection.target is not None and collection.target.partition):
+            raise ValueError(f"{collection.name}: {collection.member.name} has no items to list")
         if collection.index not in collection.member.keys:
             raise ValueError(
                 f"{collection.name}: {collection.member.name} has no keys in index {collection.index!r};"

@@ -224,6 +224,9 @@ class Walk:
         if not self._source.permits_item(entity, ids):
             self._refuse(path)
             return  # the field reports Forbidden when it resolves
+        if entity.partition:  # no item of its own: it is there whenever its ids are, with nothing to read
+            self._with_item(entity, self._model.key(entity, ids), selected, path, round_, set(), alive)
+            return
         key = self._item_key(entity, ids)
 
         def mine() -> bool:

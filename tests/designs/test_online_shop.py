@@ -430,3 +430,64 @@ def test_a_lookup_refuses_an_id_no_key_can_hold_before_any_request(online_shop: 
     body = online_shop.query(query)
     assert body["errors"][0]["extensions"]["code"] == "BAD_USER_INPUT"
     assert body["extensions"]["dynamodb"]["calls"] == 0
+
+
+# --- patterns 6 to 8: the collections of an order, which has no item of its own -------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("order_id", "order"),
+    [("40005", "ASCENDING"), ("40007", "DESCENDING"), ("40006", "ASCENDING"), ("49999", "ASCENDING")],
+)
+def test_06_07_08_an_orders_lines_invoice_and_shipments_are_one_query_each_and_the_order_is_never_read(
+    online_shop: Gateway, reference: Shop, wire: list[dict[str, Any]], order_id: str, order: str
+) -> None:
+    wire.clear()
+    data, cost, sent = _run(
+        online_shop,
+        f'{{ order(orderId: "{order_id}") {{ orderId items(order: {order}) {{ nodes {{ orderId productId quantity }} }}'
+        f" shipments(order: {order}) {{ nodes {{ shipmentId warehouseId }} }}"
+        " invoices { nodes { invoiceId amount } } } }",
+    )
+    descending = order == "DESCENDING"
+    found = data["order"]
+    assert found["orderId"] == order_id  # an order exists whenever its id is given: its partition may be empty
+    assert found["items"]["nodes"] == [
+        {**_ids(item, "orderId", "productId"), "quantity": _number(item["Quantity"])}
+        for item in reference.order_products(order_id, descending=descending).answer
+    ]
+    assert found["shipments"]["nodes"] == [
+        _ids(item, "shipmentId", "warehouseId") for item in reference.order_shipments(order_id, descending).answer
+    ]
+    assert found["invoices"]["nodes"] == [
+        {**_ids(item, "invoiceId"), "amount": _number(item["Amount"])}
+        for item in reference.order_invoice(order_id).answer
+    ]
+    assert (cost, sent) == ((3, 1), {"Query": 3})
+    conditions = sorted(query["ExpressionAttributeValues"][":sk"]["S"] for query in wire)
+    assert conditions == ["i#", "p#", "sh#"]
+    assert all(query["KeyConditionExpression"] == "#pk = :pk AND begins_with(#sk, :sk)" for query in wire)
+
+
+def test_07_an_orders_invoice_alone_is_one_query_and_links_back_to_the_order_with_no_read(
+    online_shop: Gateway, reference: Shop
+) -> None:
+    data, cost, sent = _run(
+        online_shop,
+        '{ order(orderId: "40003") { invoices { nodes { invoiceId order { orderId'
+        " items(first: 1) { nodes { productId } } } } } } }",
+    )
+    (invoice,) = data["order"]["invoices"]["nodes"]
+    assert invoice["invoiceId"] == _ids(reference.order_invoice("40003").answer[0], "invoiceId")["invoiceId"]
+    assert invoice["order"] == {"orderId": "40003", "items": {"nodes": [{"productId": "20001"}]}}
+    assert (cost, sent) == ((2, 2), {"Query": 2})
+
+
+def test_an_order_has_a_global_id_and_no_mutations(online_shop: Gateway) -> None:
+    data, cost, _ = _run(online_shop, '{ orders(orderIds: ["40001", "49999"]) { id orderId } }')
+    assert [one["orderId"] for one in data["orders"]] == ["40001", "49999"] and cost == (0, 0)
+    again, cost, _ = _run(online_shop, f'{{ node(id: "{data["orders"][0]["id"]}") {{ ... on Order {{ orderId }} }} }}')
+    assert again == {"node": {"orderId": "40001"}} and cost == (0, 0)
+    body = online_shop.query('{ __type(name: "Mutation") { fields { name } } }')
+    names = {field["name"] for field in body["data"]["__type"]["fields"]}
+    assert "createInvoice" in names and not {"createOrder", "updateOrder", "deleteOrder"} & names
