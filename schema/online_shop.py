@@ -145,6 +145,10 @@ ORDER = Entity(
 ORDER_ITEMS = Collection("Order.items", ORDER, ORDER_ITEM, description="Its lines, by product id.")
 ORDER_SHIPMENTS = Collection("Order.shipments", ORDER, SHIPMENT, description="Its shipments, by shipment id.")
 ORDER_INVOICES = Collection("Order.invoices", ORDER, INVOICE, description="Its invoice: one at most, none before.")
+ORDER_SHIPMENT_ITEMS = Collection(
+    "Order.shipmentItems", ORDER, SHIPMENT_ITEM, description="What its shipments hold, by shipment item id."
+)
+ORDER_PAYMENTS = Collection("Order.payments", ORDER, PAYMENT, description="How its invoice was paid, by payment id.")
 PRODUCT_INVENTORY = Collection(
     "Product.inventory", PRODUCT, WAREHOUSE_ITEM, description="Its stock in each warehouse, by warehouse id."
 )
@@ -188,6 +192,8 @@ MODEL = Model(
         ORDER_ITEMS,
         ORDER_SHIPMENTS,
         ORDER_INVOICES,
+        ORDER_SHIPMENT_ITEMS,
+        ORDER_PAYMENTS,
         PRODUCT_INVENTORY,
         PRODUCT_ORDERS,
         WAREHOUSE_INVENTORY,

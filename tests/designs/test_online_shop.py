@@ -491,3 +491,26 @@ def test_an_order_has_a_global_id_and_no_mutations(online_shop: Gateway) -> None
     body = online_shop.query('{ __type(name: "Mutation") { fields { name } } }')
     names = {field["name"] for field in body["data"]["__type"]["fields"]}
     assert "createInvoice" in names and not {"createOrder", "updateOrder", "deleteOrder"} & names
+
+
+def test_05_all_of_an_orders_details_are_one_query_per_kind_in_one_round(online_shop: Gateway, reference: Shop) -> None:
+    """Not the one request the pattern asks for (that needs a connection of several types): five, all at once."""
+    data, cost, sent = _run(
+        online_shop,
+        '{ order(orderId: "40002") { items { nodes { productId } } invoices { nodes { invoiceId } }'
+        " payments { nodes { paymentId } } shipments { nodes { shipmentId } }"
+        " shipmentItems { nodes { shipmentItemId } } } }",
+    )
+    found = data["order"]
+    read = [
+        *(("orderItem", node["productId"]) for node in found["items"]["nodes"]),
+        *(("invoice", node["invoiceId"]) for node in found["invoices"]["nodes"]),
+        *(("payment", node["paymentId"]) for node in found["payments"]["nodes"]),
+        *(("shipment", node["shipmentId"]) for node in found["shipments"]["nodes"]),
+        *(("shipmentItem", node["shipmentItemId"]) for node in found["shipmentItems"]["nodes"]),
+    ]
+    own = {"orderItem": "productId", "invoice": "invoiceId", "payment": "paymentId", "shipment": "shipmentId"}
+    own["shipmentItem"] = "shipmentItemId"
+    expected = [(item["EntityType"], facts(item)[own[item["EntityType"]]]) for item in reference.order("40002").answer]
+    assert sorted(read) == sorted(expected) and len(expected) == 8
+    assert (cost, sent) == ((5, 1), {"Query": 5})
