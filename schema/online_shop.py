@@ -5,7 +5,8 @@ details in maps.
 Its ids are numbers written as strings (``12345``) and its stamps ``YYYY-MM-DDTHH:MM:SS``. An order item's
 ``orderedAt`` and an invoice's ``invoicedAt`` are kept only in index sort keys (``GSI1-SK`` is the bare stamp), so
 they are read from the keys: ids of the item, not attributes. An order has no item of its own: its partition
-``o#<orderId>`` holds its lines, shipments, shipment items, invoice and payments.
+``o#<orderId>`` holds its lines, shipments, shipment items, invoice and payments, and ``Order`` is declared as that
+partition. Invoices and shipments are also found by their own ids alone, through ``GSI1`` (the lookups).
 """
 
 from __future__ import annotations
