@@ -1,7 +1,20 @@
 """tablegraph: a GraphQL gateway over a DynamoDB single-table design. What a design is declared with."""
 
 from gateway.design.declaration import Declaration
-from gateway.design.model import Attribute, Collection, Copy, Entity, Index, Item, KeyShape, Link, Model, Root, Shape
+from gateway.design.model import (
+    Attribute,
+    Collection,
+    Copy,
+    Entity,
+    Index,
+    Item,
+    KeyShape,
+    Link,
+    Lookup,
+    Model,
+    Root,
+    Shape,
+)
 from gateway.design.tenancy import Tenancy
 
 __all__ = [
@@ -14,6 +27,7 @@ __all__ = [
     "Item",
     "KeyShape",
     "Link",
+    "Lookup",
     "Model",
     "Root",
     "Shape",

@@ -216,8 +216,20 @@ class Entity:
     """Other shapes an item may have in a secondary index instead of its ``keys`` one (``#DOC#{docId}`` for an
     original, ``COPY#{docId}`` for a copy): an item is the entity when its keys there have one of the shapes.
     Creates write the first shape whose ids they are given; a collection reads one shape (``Collection.shape``)."""
+    partition: bool = False
+    """An entity with no item of its own: a partition its collections' members share (an order's ``o#<orderId>``,
+    holding its lines, shipments and invoice). It is never read nor written: its object exists whenever its ids are
+    given, and holds them alone. Its table key's partition key names the partition; its sort key is any text no
+    item has."""
 
     def __post_init__(self) -> None:
+        if self.partition and (
+            self.attributes or set(self.keys) != {None} or self.discriminator or self.mint or self.variants
+        ):
+            raise ValueError(
+                f"{self.name}: a partition entity has no item, so no attributes, discriminator, minted id, variants"
+                " or index keys: only its table key"
+            )
         if self.discriminator is not None and self.discriminator[0] in self.attributes:
             raise ValueError(
                 f"{self.name}: the discriminator {self.discriminator[0]!r} is a constant the gateway writes,"
@@ -336,6 +348,10 @@ class Collection:
     ids: Mapping[str, str] = field(default_factory=dict)
     """Which id of an edge item supplies each id of the target, by role (``{"name": "followee"}``: the target's
     ``name`` is the edge's ``followee``); ids not named are taken from the edge's id of the same name."""
+    range: str | None = None
+    """The field that ends the members' sort key (a date or a number: ``p#{orderedAt}``), which the connection
+    takes an argument of that name to read a range of (``between``, ``gte``, ``lte``, ``beginsWith``): the range
+    becomes the Query's key condition, so only the range is read."""
 
     def __post_init__(self) -> None:
         for name in self.filters:
@@ -434,6 +450,31 @@ class Link:
 
 
 @dataclass(frozen=True)
+class Lookup:
+    """A root field that finds one ``entity`` by the ids of its keys in a secondary ``index``, for a caller who
+    lacks ids of its table key (an invoice by its ``invoiceId`` when its table key also holds the ``orderId``): one
+    Query on the index with both keys equal. Its arguments are the ids of that index's key shape.
+
+    When the selection asks for the first page of a collection in the same index whose members sort next to the
+    entity (a shipment, then its items), the same Query reads them too."""
+
+    name: str
+    entity: Entity
+    index: str
+    description: str | None = None
+
+    @property
+    def shape(self) -> KeyShape:
+        return self.entity.keys[self.index]
+
+    @property
+    def arguments(self) -> tuple[tuple[str, str], ...]:
+        """(argument, id) pairs: the ids of the index's key shape, partition key first."""
+        fields = dict.fromkeys((*self.shape.pk.fields, *self.shape.sk.fields))
+        return tuple((graphql_name(name), name) for name in fields)
+
+
+@dataclass(frozen=True)
 class Root:
     """A root query field: one entity by its table key (``many``: a list of them by their one id), or, with no
     entity, any entity by its global id (``node`` and ``nodes``). ``arguments`` pairs argument names with ids."""
@@ -479,6 +520,8 @@ class Model:
     copies: tuple[Copy, ...] = ()
     expires_attribute: str | None = None
     """The attribute (epoch seconds) by which DynamoDB's time to live removes short-lived items."""
+    lookups: tuple[Lookup, ...] = ()
+    """Root fields that find an entity through a secondary index (see :class:`Lookup`)."""
     _indexes: dict[str | None, Index] = field(init=False, repr=False, compare=False)
     _candidates: tuple[_Candidate, ...] = field(init=False, repr=False, compare=False)
     _by_heads: dict[tuple[str, str], tuple[_Candidate, ...]] = field(init=False, repr=False, compare=False)
@@ -648,6 +691,8 @@ class Model:
     def parent_sorts_with_members(self, collection: Collection) -> bool:
         """Whether one Query returns the parent and then its members (the parent sorts at the head)."""
         parent_shape = collection.parent.keys.get(collection.index)
+        if collection.parent.partition:  # no item to read at the head
+            return False
         if parent_shape is None or parent_shape.pk != collection.member_shape.pk:
             return False
         if parent_shape.sparse:  # a parent outside the index would be missed by the Query, and taken for absent
@@ -753,6 +798,8 @@ def _validate(model: Model) -> frozenset[Entity]:
     for collection in model.collections:
         if collection.counter is not None and collection.counter not in collection.parent.attributes:
             raise ValueError(f"{collection.name}: the counter {collection.counter!r} is not an attribute of the parent")
+        if collection.member.partition or (collection.target is not None and collection.target.partition):
+            raise ValueError(f"{collection.name}: {collection.member.name} has no items to list")
         if collection.index not in collection.member.keys:
             raise ValueError(
                 f"{collection.name}: {collection.member.name} has no keys in index {collection.index!r};"
@@ -777,6 +824,7 @@ def _validate(model: Model) -> frozenset[Entity]:
         if collection.target is not None:
             _validate_edges(collection, collection.target, member_shape)
         _validate_levels(collection, member_shape)
+        _validate_range(collection, member_shape)
         if collection.shards > 1 and (collection.levels or collection.index is not None):
             # A GSI's ExclusiveStartKey holds a table key too, which no one position gives for every shard.
             raise ValueError(f"{collection.name}: a sharded collection is read from the table's key, without levels")
@@ -796,7 +844,39 @@ def _validate(model: Model) -> frozenset[Entity]:
             )
     for copy in model.copies:
         _validate_copy(model, copy)
+    taken = {lower_camel(entity.name) for entity in model.entities}
+    taken |= {f"{name}s" for name in taken} | {"node", "nodes"}
+    for lookup in model.lookups:
+        _validate_lookup(model, lookup, taken)
+        taken.add(lookup.name)
     return frozenset(shared)
+
+
+def _validate_lookup(model: Model, lookup: Lookup, taken: set[str]) -> None:
+    """A lookup reads one index key, formatted whole from its arguments, of an entity that has keys there."""
+    entity, where = lookup.entity, f"lookup {lookup.name!r}"
+    if entity not in model.entities or entity.internal:
+        raise ValueError(f"{where}: {entity.name} is not a served entity of the model")
+    if not lookup.name.isidentifier() or lookup.name in taken:
+        raise ValueError(f"{where}: a root field needs a name of its own (taken: the entities' and other lookups')")
+    if lookup.index not in entity.keys or lookup.index is None:
+        raise ValueError(
+            f"{where}: {entity.name} has no keys in index {lookup.index!r}: a lookup reads a secondary index the"
+            " entity has keys in"
+        )
+    shape = lookup.shape
+    values = entity.indexed_attributes & shape.fields
+    if values:
+        raise ValueError(
+            f"{where}: {sorted(values)} in {shape.sk.pattern!r} are values, not ids: a lookup names one item by ids"
+        )
+    if shape.pk.shards > 1:
+        raise ValueError(f"{where}: {shape.pk.pattern!r} is sharded; a lookup reads one partition")
+    if set(shape.fields) >= set(entity.id_fields):
+        raise ValueError(
+            f"{where}: its ids {sorted(shape.fields)} hold {entity.name}'s whole table key: the root field"
+            f" {lower_camel(entity.name)!r} reads it by key, without a Query"
+        )
 
 
 def _validate_told_apart(a: Entity, b: Entity) -> None:
@@ -937,6 +1017,38 @@ def _validate_levels(collection: Collection, shape: KeyShape) -> None:
             f"{collection.name}: levels {collection.levels!r} must be the ids of {shape.sk.pattern!r} that follow"
             " the parent's, in order, with the member's own id after them"
         )
+
+
+RANGE_CLASHES = frozenset({"first", "after", "last", "before", "order", "where"})
+"""The connection arguments a range argument may not be named like."""
+
+
+def _validate_range(collection: Collection, shape: KeyShape) -> None:
+    """A range is read by one key condition: on the sort key's last field, written as is, after text the parent's
+    ids fix."""
+    name = collection.range
+    if name is None:
+        return
+    pattern = shape.sk.pattern
+    where = f"{collection.name}: range={name!r}"
+    if name not in shape.sk.fields:
+        raise ValueError(f"{where} is not a field of the members' sort key {pattern!r}")
+    if not pattern.endswith("{" + name + "}"):
+        raise ValueError(
+            f"{where}: the sort key {pattern!r} must end with {{{name}}}, written as is (not padded, nothing after"
+            " it), for a range of its values to be a range of keys"
+        )
+    if collection.levels or collection.shards > 1:
+        raise ValueError(f"{where}: a range is read from one partition, without levels")
+    before = [one for one in shape.sk.fields if one != name]
+    unknown = [one for one in before if collection.partition.get(one, one) not in collection.parent.all_id_fields]
+    if unknown:
+        raise ValueError(
+            f"{where}: {sorted(unknown)} come before it in {pattern!r} and the parent does not fix them, so the"
+            " range would not be one stretch of keys"
+        )
+    if graphql_name(name) in RANGE_CLASHES:
+        raise ValueError(f"{where}: the argument would be named like a connection argument")
 
 
 def _validate_copy(model: Model, copy: Copy) -> None:

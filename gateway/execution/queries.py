@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gateway.design.keys import Ids, validate_id
-from gateway.design.model import Collection, Model, graphql_name
+from gateway.design.model import Collection, Lookup, Model, graphql_name
 from gateway.dynamo.requests import Filter
 from gateway.dynamo.store import Key, QueryRequest
 from gateway.errors import BadUserInput
@@ -33,11 +33,18 @@ class Window:
     flipped: bool = False
     """Ordered against the collection's declared order (its ``order`` argument)."""
     filter: Filter | None = None
+    range: KeyRange | None = None
 
     @property
     def natural(self) -> bool:
         """The first page of the collection as declared: what may come with the parent in one Query."""
-        return self.cursor is None and not self.backward and not self.flipped and self.filter is None
+        return (
+            self.cursor is None
+            and not self.backward
+            and not self.flipped
+            and self.filter is None
+            and self.range is None
+        )
 
     def ascending(self, collection: Collection) -> bool:
         """Which way the Query reads the index."""
@@ -58,10 +65,11 @@ def window(args: Mapping[str, Any], first_given: bool, default: int, maximum: in
     order = args.get("order")
     flipped = order is not None and (getattr(order, "value", order) == ASCENDING) != collection.ascending
     where = filters.parse(args.get(filters.ARGUMENT), collection)
+    ranged = key_range(args, collection)
     last, before, after = args.get("last"), args.get("before"), args.get("after")
     if last is None and before is None:
         size = page_size(args.get("first"), default, maximum)
-        return Window(size, _cursor(after, "after"), flipped=flipped, filter=where)
+        return Window(size, _cursor(after, "after"), flipped=flipped, filter=where, range=ranged)
     for name, given in (("first", first_given), ("after", after is not None)):
         if given:
             raise BadUserInput(
@@ -70,7 +78,69 @@ def window(args: Mapping[str, Any], first_given: bool, default: int, maximum: in
                 argument=name,
             )
     size = page_size(last, default, maximum, "last")
-    return Window(size, _cursor(before, "before"), backward=True, flipped=flipped, filter=where)
+    return Window(size, _cursor(before, "before"), backward=True, flipped=flipped, filter=where, range=ranged)
+
+
+RANGE_OPERATORS = ("between", "gte", "lte", "beginsWith")
+"""The fields of a range argument (GraphQL names): one of them is given."""
+
+
+@dataclass(frozen=True)
+class KeyRange:
+    """A stretch of a collection's sort key (``Collection.range``), as the values of its last field: inclusive
+    bounds, either of which may be open, or a prefix. Compared as DynamoDB compares keys, by UTF-8 bytes."""
+
+    low: str | None = None
+    high: str | None = None
+    prefix: str | None = None
+
+    def condition(self, attribute: str, head: str) -> tuple[tuple[str, str, str], str | None]:
+        """The Query's sort key condition (and the upper bound of a ``between``) under ``head``, the key's text
+        before the field: kept within keys that start with ``head``, so no item of another shape is read."""
+        if self.prefix is not None:
+            return (attribute, "begins_with", head + self.prefix), None
+        if self.low is not None and self.high is not None:
+            return (attribute, "between", head + self.low), head + self.high
+        if self.low is not None:
+            if not head:
+                return (attribute, ">=", self.low), None
+            return (attribute, "between", head + self.low), _after_prefix(head)
+        assert self.high is not None
+        if not head:
+            return (attribute, "<=", self.high), None
+        return (attribute, "between", head), head + self.high
+
+    def holds(self, key: str, head: str) -> bool:
+        """Whether a sort key is in the range (a cursor's position must be, or DynamoDB refuses to resume there)."""
+        if not key.startswith(head):
+            return False
+        value = key[len(head) :].encode()
+        if self.prefix is not None:
+            return value.startswith(self.prefix.encode())
+        return (self.low is None or value >= self.low.encode()) and (self.high is None or value <= self.high.encode())
+
+
+def key_range(args: Mapping[str, Any], collection: Collection) -> KeyRange | None:
+    """The range a connection's range argument (as GraphQL coerced it) asks for; None when it asks for none."""
+    if collection.range is None:
+        return None
+    argument = graphql_name(collection.range)
+    given = args.get(argument)
+    if given is None:
+        return None
+    named = {name: value for name, value in given.items() if value is not None}
+    if len(named) != 1:
+        raise BadUserInput(f"{argument} takes one of {', '.join(RANGE_OPERATORS)}", argument=argument)
+    ((operator, value),) = named.items()
+    if operator == "between":
+        if len(value) != 2:
+            raise BadUserInput(f"{argument}.between takes two values: low, then high", argument=argument)
+        low, high = (validate_id(str(one), argument) for one in value)
+        if low.encode() > high.encode():
+            raise BadUserInput(f"{argument}.between takes the low bound first: {low!r} > {high!r}", argument=argument)
+        return KeyRange(low=low, high=high)
+    text = validate_id(str(value), argument)
+    return {"gte": KeyRange(low=text), "lte": KeyRange(high=text)}.get(operator) or KeyRange(prefix=text)
 
 
 ASCENDING = "ASCENDING"
@@ -150,9 +220,19 @@ def members_query(
     if start_key is not None and collection.shards > 1:
         start_key = {**start_key, index.pk: partition}
     prefix = shape.sk.prefix(parent_ids)  # empty for a sort key that starts with a member's own field
+    sort = (index.sk, "begins_with", prefix) if prefix else None
+    sort_end = None
+    if window is not None and window.range is not None:
+        sort, sort_end = window.range.condition(index.sk, prefix)
+        resumed = None if start_key is None else start_key.get(index.sk)
+        if isinstance(resumed, str) and not window.range.holds(resumed, prefix):
+            raise BadUserInput(
+                f"{window.argument}: the cursor is outside the range asked for", argument=window.argument
+            )
     return QueryRequest(
         partition=(index.pk, partition),
-        sort=(index.sk, "begins_with", prefix) if prefix else None,
+        sort=sort,
+        sort_end=sort_end,
         index=collection.index,
         ascending=collection.ascending if window is None else window.ascending(collection),
         limit=first + 1,
@@ -185,6 +265,19 @@ def parent_and_members_query(model: Model, collection: Collection, parent_ids: I
         index=collection.index,
         ascending=collection.ascending,
         limit=first + 2,
+    )
+
+
+def lookup_query(model: Model, lookup: Lookup, ids: Ids) -> QueryRequest:
+    """The entity's item in the lookup's index: both keys equal, at most two items read (a second one says the ids
+    do not name one item)."""
+    index = model.index(lookup.index)
+    shape = lookup.shape
+    return QueryRequest(
+        partition=(index.pk, shape.pk.format(ids)),
+        sort=(index.sk, "=", shape.sk.format(ids)),
+        index=lookup.index,
+        limit=2,
     )
 
 

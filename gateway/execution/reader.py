@@ -18,14 +18,15 @@ from graphql import GraphQLResolveInfo
 
 from gateway.config import Settings
 from gateway.design.keys import Ids
-from gateway.design.model import Collection, Entity, Item, Model
+from gateway.design.model import Collection, Entity, Item, Lookup, Model
 from gateway.dynamo import accounting, wire
 from gateway.dynamo.accounting import Ledger, current_round, next_round, reached
 from gateway.dynamo.store import BatchResult, Key, QueryRequest, QueryResult
+from gateway.errors import GatewayError
 from gateway.execution import queries
 from gateway.execution.cursors import CursorCodec
 from gateway.execution.guard import Guard
-from gateway.execution.selection import Field, Scope, Selections
+from gateway.execution.selection import Field, Scope, Selections, children
 from gateway.execution.walk import TooLarge, Walk
 
 log = logging.getLogger(__name__)
@@ -158,6 +159,8 @@ class Reader:
         belong to such a tenant (its tenant was not in the key), as if it did not exist.
         """
         self.guard.check_item(entity, ids)
+        if entity.partition:
+            return self._visible(entity, dict(self.model.key(entity, ids)))
         key = self._item_key(entity, ids)
         item = self._known[key] if key in self._known else await self._load(key)
         reached(self._answered.get(key, 0))
@@ -167,6 +170,8 @@ class Reader:
         """Items by their ids, in order; Forbidden, with nothing read, when any key is not the caller's."""
         for one in ids:
             self.guard.check_item(entity, one)
+        if entity.partition:
+            return [self._visible(entity, dict(self.model.key(entity, one))) for one in ids]
         keys = [self._item_key(entity, one) for one in ids]
         known = self._known
         missing = [key for key in keys if key not in known]
@@ -387,18 +392,87 @@ class Reader:
             # The resolvers read what the walk could not, and report errors at their own paths.
             log.exception("the look-ahead walk failed; the fields read on their own")
 
+    async def lookup(self, lookup: Lookup, ids: Ids, info: GraphQLResolveInfo[Any]) -> Item | None:
+        """The entity ``lookup`` finds by ``ids`` (those of its index key): one Query on the index; then what the
+        selection reads under it, as a query would. A first page of a collection that sorts next to the entity in
+        that index comes from the same Query. None when no item, or more than one, has those keys (logged)."""
+        entity = lookup.entity
+        scope = Scope.of(info)
+        field = Field(str(info.path.key), tuple(info.field_nodes), info.parent_type.fields[info.field_name], {})
+        along = self._alongside(lookup, children(scope, field, entity.name))
+        if along is None:
+            result = await self.store.query(queries.lookup_query(self.model, lookup, ids), self.ledger)
+            read = self._recognise(self._screened(result.items))
+            found = [one for one in read if _is(entity, one)]
+        else:
+            collection, window = along
+            request = queries.parent_and_members_query(self.model, collection, ids, window.size)
+            read, _ = await self._query_members(collection, request, window.size)
+            found = read[:1] if read and _is(entity, read[0]) else []
+        if len(found) != 1:
+            if found:
+                log.warning(
+                    "%s: %d items of %s have the keys %r; none is served", lookup.name, len(found), entity.name, ids
+                )
+            return None
+        item, recognised = found[0]
+        assert recognised is not None
+        full = recognised[1]
+        self.guard.check_item(entity, full)
+        round_ = current_round()
+        self._prime(self._item_key(entity, full), item, round_)
+        page = None
+        if along is not None:
+            collection, window = along
+            members = self._make_page(collection, full, read[1:], window, round_)
+            future: asyncio.Future[Page] = _detach(asyncio.get_running_loop().create_future())
+            future.set_result(members)
+            page = self._page_key(collection, full, window), members
+            self._pages[page[0]] = future
+        if self._visible(entity, item) is None:
+            return None
+        await self.expand_field(entity, item, scope, field, str(info.path.key), page)
+        return item
+
+    def _alongside(self, lookup: Lookup, selected: list[Field]) -> tuple[Collection, queries.Window] | None:
+        """A collection selected under the lookup whose first page, as declared, follows the entity in its index."""
+        for one in selected:
+            relation = self.model.relations.get(f"{lookup.entity.name}.{one.nodes[0].name.value}")
+            if not isinstance(relation, Collection) or relation.index != lookup.index:
+                continue
+            if not self.model.parent_sorts_with_members(relation) or relation.levels:
+                continue
+            try:
+                window = self.window(one.args, "first" in one.given and one.args.get("first") is not None, relation)
+            except GatewayError:
+                continue  # the field reports its own bad arguments
+            if window.natural:
+                return relation, window
+        return None
+
     async def expand(self, entity: Entity, item: Item, info: GraphQLResolveInfo[Any]) -> None:
         """After a mutation wrote ``item``: read what its result selects, as a query would."""
         field = Field(str(info.path.key), tuple(info.field_nodes), info.parent_type.fields[info.field_name], {})
         await self.expand_field(entity, item, Scope.of(info), field, str(info.path.key))
 
-    async def expand_field(self, entity: Entity, item: Item, scope: Scope, field: Field, path: str) -> None:
-        """With ``item`` in hand (written, or changed on the stream): read what ``field``, selecting it, reads."""
+    async def expand_field(
+        self,
+        entity: Entity,
+        item: Item,
+        scope: Scope,
+        field: Field,
+        path: str,
+        page: tuple[_PageKey, Page] | None = None,
+    ) -> None:
+        """With ``item`` in hand (written, changed on the stream, or found by a lookup with ``page``, the first page
+        of a collection, beside it): read what ``field``, selecting it, reads."""
         ids = self.model.ids_of(entity, item)
         if ids is None:
             return
         self._prime(self._item_key(entity, ids), item, current_round())
         walk = self._walker(scope, current_round() + 1)
+        if page is not None:
+            walk.page_read(*page)
         walk.known(entity, ids, field, path)
         await walk.run()
 
@@ -430,7 +504,9 @@ class Reader:
         return self.guard.visible(entity, item)
 
     async def read(self, keys: list[tuple[Entity, Ids]]) -> None:
-        wanted = list(dict.fromkeys(self._item_key(entity, ids) for entity, ids in keys))
+        wanted = list(dict.fromkeys(self._item_key(entity, ids) for entity, ids in keys if not entity.partition))
+        if not wanted:
+            return
         table = self.model.index(None)
         result = await self.store.batch_get([{table.pk: pk, table.sk: sk} for pk, sk in wanted], self.ledger)
         found = {(item[table.pk], item[table.sk]): item for item in self._screened(result.items)}

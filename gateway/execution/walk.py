@@ -196,6 +196,10 @@ class Walk:
         for entity, ids in found:
             self.visit(entity, ids, self._fields_of(field, entity), path, self._round, _always)
 
+    def page_read(self, key: PageKey, page: PageRead) -> None:
+        """A page already read (with its parent, by a lookup): what its members start goes out in the first round."""
+        self._pages[key] = page
+
     def known(self, entity: Entity, ids: Ids, field: Field, path: str) -> None:
         """An object already in hand (what a mutation wrote): its relations start in the next round."""
         self.expand(entity, ids, self._fields_of(field, entity), path, self._round, set(), _always)
@@ -226,6 +230,9 @@ class Walk:
         if not self._source.permits_item(entity, ids):
             self._refuse(path)
             return  # the field reports Forbidden when it resolves
+        if entity.partition:  # no item of its own: it is there whenever its ids are, with nothing to read
+            self._with_item(entity, self._model.key(entity, ids), selected, path, round_, set(), alive)
+            return
         key = self._item_key(entity, ids)
 
         def mine() -> bool:

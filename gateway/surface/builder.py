@@ -256,7 +256,9 @@ class Builder:
             # The arguments are read from the operation as the look-ahead read them: one reading of the page.
             window, ids = _window(info, collection, root._ids)
             page = await info.context.reader.page(collection, ids, window)
-            return await answer(page, root, info, hierarchy.counted(root._ids, ids))
+            # A range, like a level, reads part of the members: the parent's count is not theirs.
+            counted = None if window.range is not None else hierarchy.counted(root._ids, ids)
+            return await answer(page, root, info, counted)
 
         order = SortOrder.ASCENDING if collection.ascending else SortOrder.DESCENDING
         arguments: list[tuple[str, Any, Any]] = [
@@ -273,6 +275,7 @@ class Builder:
             ]
             arguments.append(("where", where, UNSET))
         arguments += hierarchy.arguments(collection)
+        arguments += hierarchy.range_arguments(collection)
         signature(resolve, (), defaulted=arguments)
         fields.resolved(collection.field, connection, resolve, collection.description)
 

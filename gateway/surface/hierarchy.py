@@ -1,4 +1,5 @@
-"""Composite sort key hierarchies on the GraphQL surface: one optional argument per level of a connection."""
+"""Sort keys on the GraphQL surface: one optional argument per level of a connection's composite sort key, and one
+for a range of the field that ends it."""
 
 from __future__ import annotations
 
@@ -21,6 +22,28 @@ def arguments(collection: Collection) -> list[tuple[str, Any, Any]]:
         out.append((f"level{index}", annotation, None))
         above.append(name)
     return out
+
+
+@strawberry.input(
+    name="KeyRange",
+    description="A range of the values that end the members' sort key, read as the Query's key condition: give one"
+    " field. Values compare as DynamoDB compares keys, by their UTF-8 bytes (a date is below every stamp of that day).",
+)
+class RangeArgument:
+    between: list[str] | None = strawberry.field(default=None, description="From low to high, both included.")
+    gte: str | None = strawberry.field(default=None, description="This value and every one above it.")
+    lte: str | None = strawberry.field(default=None, description="This value and every one below it.")
+    begins_with: str | None = strawberry.field(default=None, description="Values that start with this text.")
+
+
+def range_arguments(collection: Collection) -> list[tuple[str, Any, Any]]:
+    """The range argument of ``collection``, named after its sort key's last field; none without a range."""
+    if collection.range is None:
+        return []
+    name = graphql_name(collection.range)
+    description = f"Only the members whose {name} is in this range: one Query reads the range alone."
+    annotation = Annotated[RangeArgument | None, strawberry.argument(name=name, description=description)]
+    return [("key_range", annotation, None)]
 
 
 def counted(parent_ids: dict[str, str], ids: dict[str, str]) -> dict[str, str] | None:

@@ -38,6 +38,8 @@ from gateway.writes.writer import Writer
 def mutation_type(builder: Builder) -> Any:
     fields = Fields("Mutation")
     for entity in builder.entities:
+        if entity.partition:
+            continue  # no item to write
         cls = builder.types[entity.name]
         description = f"The {entity.name}, or why the mutation changed nothing."
         result: Any = Annotated[

@@ -10,7 +10,7 @@ import strawberry
 
 from gateway.design import global_ids
 from gateway.design.keys import validate_id
-from gateway.design.model import Entity, graphql_name
+from gateway.design.model import Entity, Lookup, graphql_name
 from gateway.errors import BadUserInput
 from gateway.execution.queries import MAX_BATCH_IDS, batch_ids
 from gateway.surface.builder import Builder
@@ -38,6 +38,11 @@ def query_type(builder: Builder) -> Any:
         else:
             description = f"One {entity.name} by its key; null if it does not exist."
             fields.resolved(name, optional, _one(builder, entity), description)
+    for lookup in builder.model.lookups:
+        entity = lookup.entity
+        names = " and ".join(argument for argument, _ in lookup.arguments)
+        description = lookup.description or f"One {entity.name} by its {names}, found in {lookup.index}; null if none."
+        fields.resolved(lookup.name, builder.types[entity.name] | None, _lookup(builder, lookup), description)
     builder.extra(fields)
     query = new_class("Query")
     builder.pending.append((fields.apply(query), "What can be read: each entity by its key, and any by global id."))
@@ -54,6 +59,20 @@ def _one(builder: Builder, entity: Entity) -> Callable[..., Any]:
 
     parameters = [
         (f"p{i}", id_argument(name, f"The {entity.name}'s {name}.")) for i, name in enumerate(entity.id_fields)
+    ]
+    return signature(resolve, parameters)
+
+
+def _lookup(builder: Builder, lookup: Lookup) -> Callable[..., Any]:
+    arguments = lookup.arguments
+
+    async def resolve(root: Any, info: Info, **given: Any) -> Any:
+        await info.context.reader.walked(resolve_info(info))
+        ids = {name: validate_id(given[f"p{i}"], argument) for i, (argument, name) in enumerate(arguments)}
+        return builder.object_of(lookup.entity, await info.context.reader.lookup(lookup, ids, resolve_info(info)))
+
+    parameters = [
+        (f"p{i}", id_argument(name, f"The {lookup.entity.name}'s {name}.")) for i, (_, name) in enumerate(arguments)
     ]
     return signature(resolve, parameters)
 
