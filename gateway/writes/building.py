@@ -380,6 +380,28 @@ def token_claim(
     )
 
 
+def token_progress(writes: WriteModel, caller: str, token: str, claim: str, counts: Mapping[str, int]) -> WriteOp:
+    """Add what one transaction of a claimed mutation deletes to its claim's ``partial`` counts, in that same
+    transaction: should the process die half way, a retry after the claim lapses still reports the whole."""
+    expr = Placeholders()
+    ids = token_ids(writes, caller, token)
+    partial = expr.name("partial")
+    zero = expr.value(0)
+    sets = [
+        f"{partial}.{expr.name(name)} = if_not_exists({partial}.{expr.name(name)}, {zero}) + {expr.value(count)}"
+        for name, count in sorted(counts.items())
+    ]
+    return WriteOp(
+        "Update",
+        writes.model.key(writes.token, ids),
+        Target(writes.token, ids, "token"),
+        update="SET " + ", ".join(sets),
+        condition=f"{expr.name('claim')} = {expr.value(claim)}",
+        names=expr.names,
+        values=expr.values,
+    )
+
+
 def token_release(
     writes: WriteModel,
     caller: str,
@@ -460,11 +482,12 @@ def member_deletes(
     return deletes + counter_ops(writes, members, -1, skip)
 
 
-def member_batches(writes: WriteModel, members: Sequence[Member]) -> Iterator[list[Member]]:
-    """Members in groups whose ``member_deletes`` fit in one transaction of at most 100 items."""
+def member_batches(writes: WriteModel, members: Sequence[Member], room: int = 0) -> Iterator[list[Member]]:
+    """Members in groups whose ``member_deletes`` fit in one transaction of at most 100 items, ``room`` of them
+    left for writes sent along."""
     batch: list[Member] = []
     for member in members:
-        if batch and len(member_deletes(writes, [*batch, member])) > TRANSACTION_LIMIT:
+        if batch and len(member_deletes(writes, [*batch, member])) > TRANSACTION_LIMIT - room:
             yield batch
             batch = []
         batch.append(member)

@@ -69,6 +69,8 @@ class Writer:
         self.guard = guard
         # Client tokens are the caller's own: the record of a token is found under the caller's digest of it.
         self.caller = guard.principal.subject
+        self._claimed: tuple[Token, str] | None = None
+        """The token and claim of the cascade this writer runs, whose progress each of its transactions counts."""
 
     # --- mutations ------------------------------------------------------------------------------------------
 
@@ -153,6 +155,7 @@ class Writer:
             if replayed is not None:
                 return {name: int(count) for name, count in replayed["deleted"].items()}
             deleted.update(partial)
+            self._claimed = (token, claim)
         try:
             return await self._delete(entity, ids, expected_version, cascade, token, claim, deleted)
         except BaseException:
@@ -180,10 +183,14 @@ class Writer:
                 empty_counters=[c.attribute for c in self.declaration.children_of(entity)],
             )
             ops = [op, *building.counter_ops(self.declaration, [(entity, ids)], -1, missing_parents)]
+            if token is None:
+                ops += self._progress({entity.name: 1})  # a member of a claimed cascade, deleted with its own
             result = {"deleted": dict(deleted + Counter({entity.name: 1}))}
             try:
                 applied = await self._apply(ops, token, result, claim)
             except Refused as refused:
+                if _claim_lapsed(ops, refused):
+                    raise _in_progress() from None
                 gone = _missing_parents(self.model, ops, refused)
                 if gone:
                     missing_parents |= gone
@@ -254,6 +261,13 @@ class Writer:
                     ) from None
             raise refused from None
 
+    def _progress(self, counts: Mapping[str, int]) -> list[WriteOp]:
+        """The claim's count of what a transaction deletes, sent with it, while a claimed cascade runs."""
+        if self._claimed is None or not counts:
+            return []
+        token, claim = self._claimed
+        return [building.token_progress(self.declaration, self.caller, token.value, claim, counts)]
+
     async def _claim(self, token: Token, claim: str) -> tuple[dict[str, Any] | None, dict[str, int]]:
         """Claim ``token`` for this mutation: the recorded result when it was applied before, else what earlier
         attempts that failed half way did. UNAVAILABLE with outcome IN_PROGRESS while another request holds it,
@@ -261,7 +275,9 @@ class Writer:
         ids = building.token_ids(self.declaration, self.caller, token.value)
         earlier = await self.store.get_item(self.model.key(self.declaration.token, ids), self.ledger)
         partial: dict[str, int] = {}
-        if earlier is not None and earlier.get("released") and earlier.get("fingerprint") == token.fingerprint:
+        # An earlier attempt that released its claim, or whose claim lapsed (its process died), counted what it
+        # deleted on the claim, transaction by transaction.
+        if earlier is not None and "result" not in earlier and earlier.get("fingerprint") == token.fingerprint:
             partial = {name: int(count) for name, count in earlier.get("partial", {}).items()}
         op = building.token_claim(self.declaration, self.caller, token.value, token.fingerprint, claim, partial)
         try:
@@ -489,7 +505,7 @@ class Writer:
                         with contextlib.suppress(NotFound):
                             deleted.update(await self.delete(member, one[1], cascade=True))
                     continue
-                for batch in building.member_batches(self.declaration, members):
+                for batch in building.member_batches(self.declaration, members, room=1):
                     await self._delete_members(batch, deleted)
 
     async def _delete_members(self, members: list[Member], deleted: Counter[str]) -> None:
@@ -497,10 +513,13 @@ class Writer:
         skip: set[tuple[str, str]] = set()
         while members:
             ops = building.member_deletes(self.declaration, members, skip)
+            ops += self._progress(Counter(entity.name for entity, _ in members))
             self._check(ops)
             try:
                 await self.store.write(ops, self.ledger)
             except Refused as refused:
+                if _claim_lapsed(ops, refused):
+                    raise _in_progress() from None
                 gone = _missing_parents(self.model, ops, refused)
                 for op, reason in zip(ops, refused.reasons, strict=True):
                     if reason.code != "ConditionalCheckFailed":
@@ -515,6 +534,15 @@ class Writer:
                 continue
             deleted.update(entity.name for entity, _ in members)
             return
+
+
+def _claim_lapsed(ops: Sequence[WriteOp], refused: Refused) -> bool:
+    """Whether the claim a transaction counted its progress on was no longer this attempt's: it lapsed, and another
+    attempt of the same mutation took it over."""
+    return any(
+        op.target.role == "token" and reason.code == "ConditionalCheckFailed"
+        for op, reason in zip(ops, refused.reasons, strict=False)
+    )
 
 
 def _in_progress() -> Unavailable:

@@ -135,6 +135,43 @@ def test_a_retry_after_the_cascade_failed_half_way_reports_the_whole(
     assert edges(dynamodb, enrolled) == 0
 
 
+def test_a_retry_after_the_first_attempt_died_half_way_reports_the_whole(
+    proxied: Gateway, proxy: FaultProxy, dynamodb: Any, enrolled: str
+) -> None:
+    """As if the first attempt's process died: nothing released its claim, which then lapsed. Each transaction
+    counted its deletes on the claim, so the retry still answers the whole."""
+    proxy.set_rules([Rule("delay", operations=frozenset({"TransactWriteItems"}), delay=0.3)])
+    token = uuid.uuid4().hex
+    answers: list[dict[str, Any]] = []
+    first = threading.Thread(target=lambda: answers.append(send(proxied, DELETE % token)))
+    first.start()
+    deadline = time.monotonic() + 30
+    while edges(dynamodb, enrolled) == COURSES and time.monotonic() < deadline:
+        time.sleep(0.01)
+    # Every write fails from now on, the claim's release included: the claim stays as a dead process leaves it.
+    proxy.set_rules([Rule("error_before", operations=frozenset({"TransactWriteItems", "PutItem", "UpdateItem"}))])
+    first.join(60)
+    left = edges(dynamodb, enrolled)
+    assert 0 < left < COURSES
+    (claim,) = dynamodb.scan(
+        TableName=enrolled,
+        FilterExpression="begins_with(PK, :token)",
+        ExpressionAttributeValues={":token": {"S": "TOKEN#"}},
+        ConsistentRead=True,
+    )["Items"]
+    assert "released" not in claim and "result" not in claim
+    dynamodb.update_item(
+        TableName=enrolled,
+        Key={"PK": claim["PK"], "SK": claim["SK"]},
+        UpdateExpression="SET expiresAt = :past",
+        ExpressionAttributeValues={":past": {"N": "1"}},
+    )
+    proxy.set_rules([])
+    retried = send(proxied, DELETE % token)
+    assert retried["data"]["deleteStudent"] == WHOLE
+    assert edges(dynamodb, enrolled) == 0
+
+
 @pytest.fixture(scope="module")
 def issuer() -> Iterator[Issuer]:
     with Issuer() as running:
