@@ -131,3 +131,15 @@ def test_graphiql_files_are_served_with_their_types_for_a_year(gateway: Gateway)
         assert asset.headers["content-type"].startswith(media)
         assert "max-age=31536000" in asset.headers["cache-control"]
     assert gateway.http.get("/static/graphiql/nosuch.js").status_code == 404
+
+
+def test_a_link_with_query_opens_the_playground_with_it_and_a_client_gets_it_run(
+    gateway: Gateway, browse: Callable[[str, Path], dict[str, Any]], tmp_path: Path
+) -> None:
+    link = f"/graphql?{urlencode({'query': QUERY})}"
+    page = gateway.http.get(link, headers={"Accept": "text/html,application/xhtml+xml,*/*;q=0.8"})
+    assert page.headers["content-type"].startswith("text/html")
+    expected = gateway.http.get(link, headers={"Accept": "application/json"}).json()["data"]
+    seen = browse(f"{gateway.url}{link}", tmp_path / "playground.png")
+    assert seen["problems"] == []
+    assert [json.loads(answer)["data"] for answer in seen["answers"] if "__schema" not in answer] == [expected]
