@@ -9,7 +9,6 @@ import re
 import stat
 import unicodedata
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -32,63 +31,15 @@ from graphql import (
 )
 
 from schema import DEMO, SCHEMA
+from tests.support.docs import FENCE, PAGES, Example, examples
 from tests.support.gateway import Gateway
 from tests.support.paths import ROOT
 
-PAGES = sorted([ROOT / "README.md", *(ROOT / "docs").glob("*.md")])
 README_MAX_LINES = 250
-# A GraphQL block of another design says so in a comment just above it: <!-- design: schema.orders:ORDERS -->.
-_DESIGN = re.compile(r"<!-- design: ([\w.]+:\w+) -->\s*$")
-_FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.M | re.S)
 _LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)\)")
 
 
-@dataclass(frozen=True)
-class Example:
-    page: Path
-    line: int
-    text: str
-    design: str | None
-    # The JSON block that shows its accounting, when the page shows one before the next GraphQL block.
-    shown: str | None
-    # "N calls in M rounds" in the prose that follows it, when the page says so.
-    said: tuple[int, int] | None
-
-    def __str__(self) -> str:
-        return f"{self.page.relative_to(ROOT)}:{self.line}"
-
-
-def _examples() -> list[Example]:
-    found = []
-    for page in PAGES:
-        text = page.read_text()
-        fences = list(_FENCE.finditer(text))
-        for n, fence in enumerate(fences):
-            if fence.group(1) != "graphql":
-                continue
-            before = text[: fence.start()].rstrip("\n").rsplit("\n", 1)[-1]
-            design = match.group(1) if (match := _DESIGN.search(before)) else None
-            later = fences[n + 1 :]
-            upto = next((f for f in later if f.group(1) == "graphql"), None)
-            shown = next(
-                (f.group(2) for f in later if f.group(1) == "json" and (upto is None or f.start() < upto.start())), None
-            )
-            prose = text[fence.end() : fence.end() + 400].split("```")[0]
-            said = re.search(r"(\d+) calls in (\d+) rounds", prose)
-            found.append(
-                Example(
-                    page,
-                    text.count("\n", 0, fence.start()) + 1,
-                    fence.group(2),
-                    design,
-                    shown if shown and '"dynamodb"' in shown else None,
-                    (int(said.group(1)), int(said.group(2))) if said else None,
-                )
-            )
-    return found
-
-
-EXAMPLES = _examples()
+EXAMPLES = examples()
 DEMO_SDL = build_schema(SCHEMA.as_str())
 
 
@@ -186,14 +137,14 @@ def _slug(heading: str) -> str:
 
 
 def _anchors(page: Path) -> set[str]:
-    text = _FENCE.sub("", page.read_text())
+    text = FENCE.sub("", page.read_text())
     return {_slug(line.lstrip("#").strip()) for line in text.splitlines() if re.match(r"#{1,6} ", line)}
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda page: page.name)
 def test_every_internal_link_leads_to_a_file_and_its_heading(page: Path) -> None:
     broken = []
-    for target in _LINK.findall(_FENCE.sub("", page.read_text())):
+    for target in _LINK.findall(FENCE.sub("", page.read_text())):
         if re.match(r"[a-z]+:", target):
             continue
         path, _, anchor = target.partition("#")
@@ -206,7 +157,7 @@ def test_every_internal_link_leads_to_a_file_and_its_heading(page: Path) -> None
 def test_the_readme_is_a_front_door_whose_commands_are_the_ones_ci_and_the_scripts_use() -> None:
     readme = (ROOT / "README.md").read_text()
     assert len(readme.splitlines()) <= README_MAX_LINES
-    commands = [block.strip() for kind, block in _FENCE.findall(readme) if kind == "sh"]
+    commands = [block.strip() for kind, block in FENCE.findall(readme) if kind == "sh"]
     assert commands == ["scripts/run", "scripts/test"]
     for command in commands:
         assert (ROOT / command).stat().st_mode & stat.S_IXUSR
