@@ -1,4 +1,4 @@
-"""The schema as TypeScript clients meet it: graphql-codegen + `tsc --strict` on the README's operations, and
+"""The schema as TypeScript clients meet it: graphql-codegen + `tsc --strict` on the docs' operations, and
 Apollo Client's normalising cache (possibleTypes from `export-schema`, Relay pagination) against live gateways."""
 
 from __future__ import annotations
