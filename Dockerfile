@@ -17,7 +17,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 
 WORKDIR /app
-COPY pyproject.toml README.md ./
+COPY pyproject.toml setup.py README.md ./
 COPY gateway/ gateway/
 COPY --from=graphiql /src/gateway/server/static/graphiql/ gateway/server/static/graphiql/
 COPY schema/ schema/

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from gateway.surface.graph import build
-from schema.demo import DEMO
-from schema.model import MODEL, TENANCY
+
+from .demo import DEMO
+from .model import MODEL, TENANCY
 
 GRAPH = build(DEMO)
 SCHEMA = GRAPH.schema

@@ -7,7 +7,8 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 from gateway import Declaration, Item
-from schema.model import COURSE, ENROLLMENT, MODEL, ORGANIZATION, PROJECT, STUDENT, TENANCY, TICKET, USER, WORKSPACE
+
+from .model import COURSE, ENROLLMENT, MODEL, ORGANIZATION, PROJECT, STUDENT, TENANCY, TICKET, USER, WORKSPACE
 
 _STATUSES = ("active", "paused", "archived")
 _MAJORS = ("physics", "history", "mathematics", "biology", "economics")

@@ -10,6 +10,7 @@ import importlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
+from types import ModuleType
 from typing import Any
 
 from gateway.design.model import Attribute, Collection, Entity, Item, KeyShape, Model
@@ -108,13 +109,32 @@ def write_model(model: Model) -> WriteModel:
     return WriteModel(model, counted=counted, token=token)
 
 
+# The example designs are the repository's folder schema/ and install as tablegraph_designs (a top-level `schema`
+# would clash with PyPI's library of that name): `schema.<design>` names them in a checkout and installed alike.
+_DESIGNS_FOLDER = "schema"
+_DESIGNS_PACKAGE = "tablegraph_designs"
+
+
+def _import(module_name: str) -> ModuleType:
+    try:
+        return importlib.import_module(module_name)
+    except ModuleNotFoundError as missing:
+        folder, dot, design = module_name.partition(".")
+        if folder != _DESIGNS_FOLDER or not dot:
+            raise
+        try:
+            return importlib.import_module(f"{_DESIGNS_PACKAGE}.{design}")
+        except ModuleNotFoundError:
+            raise missing from None
+
+
 def load(spec: str) -> Declaration:
     """The declaration named ``pkg.module:attr``; ValueError with a plain message when there is none."""
     module_name, _, attribute = spec.partition(":")
     if not module_name or not attribute:
         raise ValueError(f"--model takes pkg.module:attr, not {spec!r}")
     try:
-        module = importlib.import_module(module_name)
+        module = _import(module_name)
     except ImportError as error:
         raise ValueError(f"cannot import {module_name!r}: {error}") from None
     found = getattr(module, attribute, None)

@@ -198,11 +198,12 @@ def _negotiate(accept: str | None) -> str:
 
 
 def _wants_page(accept: str | None, request: Request) -> bool:
-    """A browser opening the URL: it accepts HTML and asks for no operation."""
+    """A browser opening the URL: it accepts HTML and names no persisted document. A ``query`` parameter opens the
+    page with that query (GraphiQL's usual link); clients asking for JSON get it run."""
     return (
         accept is not None
         and "text/html" in accept.lower()
-        and not {"query", "documentId", "extensions"} & set(request.query_params)
+        and not {"documentId", "extensions"} & set(request.query_params)
     )
 
 

