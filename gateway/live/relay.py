@@ -394,14 +394,21 @@ class Relay:
         else:
             self.checkpoint = dict(checkpoint)  # then what was published, as ``_send`` goes
         reading = asyncio.create_task(reader.run())
+        loop = asyncio.get_running_loop()
+        # A lease without a checkpoint would be taken over from the stream's latest record, past what this reader
+        # read: its first place is written as soon as it has one, not a renewal later.
+        placed, due = bool(checkpoint), loop.time() + self.lease_seconds / 3
         try:
             while not reading.done():
-                await asyncio.wait({reading}, timeout=self.lease_seconds / 3)
+                await asyncio.wait({reading}, timeout=self.lease_seconds / 3 if placed else self._poll)
                 if reading.done():
                     break
+                if not placed and not self.checkpoint and loop.time() < due:
+                    continue
                 if not await self._take(dict(self.checkpoint)):
                     log.warning("process %s lost the stream lease", self.holder)
                     break
+                placed, due = bool(self.checkpoint), loop.time() + self.lease_seconds / 3
             if reading.done():
                 reading.result()
         except GatewayError as error:
