@@ -114,6 +114,9 @@ class Settings:
     data_plane: str = "lean"
     """lean: the requests made while serving are signed and sent by ``gateway.dynamo.dataplane``, a quarter of the CPU;
     stock: every request goes through the aioboto3 client (tables and the offline Scan always do)."""
+    fanout_url: str = ""
+    """``redis://host:6379/0`` (Redis 7 or Valkey): the stream's records reach every gateway process, on every
+    machine, through a channel per table there; empty: through a socket on 127.0.0.1, so one machine only."""
     metrics: bool = True
     """Serve Prometheus metrics at /metrics, without authentication: turn it off where the gateway's port is
     public and metrics are scraped some other way, or keep the port private."""

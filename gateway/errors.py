@@ -12,6 +12,7 @@ GatewayError                     INTERNAL                 anything unexpected: l
  ├─ UnreadableItem               UNREADABLE_ITEM          a stored value a response cannot carry
  ├─ PositionExpired              POSITION_EXPIRED         a stream position older than the stream's retention
  ├─ FellBehind                   FELL_BEHIND              a subscriber too slow for the changes it asked for
+ ├─ FeedInterrupted              FEED_INTERRUPTED         the fan-out broker dropped: resume from the last position
  ├─ PersistedQueryNotFound       PERSISTED_QUERY_NOT_FOUND       a hash the gateway does not know: send the text
  ├─ PersistedQueryNotSupported   PERSISTED_QUERY_NOT_SUPPORTED   persisted documents are off
  └─ PersistedQueryRequired       PERSISTED_QUERY_REQUIRED        only registered documents run here
@@ -83,6 +84,13 @@ class PositionExpired(GatewayError):
 
 class FellBehind(GatewayError):
     code = "FELL_BEHIND"
+
+
+class FeedInterrupted(GatewayError):
+    """The connection to the fan-out broker (``fanout_url``) dropped, so changes may have passed unseen: the client
+    subscribes again with ``after`` its last position, which replays them from the stream."""
+
+    code = "FEED_INTERRUPTED"
 
 
 class PersistedQueryNotFound(GatewayError):

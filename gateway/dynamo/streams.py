@@ -82,6 +82,8 @@ class Lease:
     """What a process shows the holder's socket to be passed the records: readers of the table only."""
     checkpoint: dict[str, str]
     live: bool
+    machine: str = ""
+    """The host name of the holder's machine: its address is on 127.0.0.1 there."""
 
 
 @dataclass(frozen=True)
@@ -156,7 +158,7 @@ class StreamClient:
     # --- the lease ------------------------------------------------------------------------------------------
 
     async def take_lease(
-        self, holder: str, address: str, secret: str, seconds: float, checkpoint: dict[str, str]
+        self, holder: str, address: str, secret: str, seconds: float, checkpoint: dict[str, str], machine: str = ""
     ) -> bool:
         """Take or renew the lease for ``holder``: only when nobody holds it, it lapsed, or ``holder`` has it."""
         now = int(time.time() * 1000)
@@ -165,6 +167,7 @@ class StreamClient:
             "holder": {"S": holder},
             "address": {"S": address},
             "secret": {"S": secret},
+            "machine": {"S": machine},
             "until": {"N": str(now + int(seconds * 1000))},
             "checkpoint": {"M": {shard: {"S": sequence} for shard, sequence in checkpoint.items()}},
         }
@@ -196,6 +199,7 @@ class StreamClient:
             item.get("secret", {}).get("S", ""),
             {shard: value["S"] for shard, value in item.get("checkpoint", {}).get("M", {}).items()},
             int(item["until"]["N"]) >= time.time() * 1000,
+            item.get("machine", {}).get("S", ""),
         )
 
     async def release(self, holder: str) -> None:

@@ -23,8 +23,9 @@ from gateway.design.model import Entity, Item, Model
 from gateway.dynamo import streams, wire
 from gateway.dynamo.accounting import Ledger, next_round
 from gateway.dynamo.store import BatchResult, Key, QueryRequest, QueryResult, Store
-from gateway.errors import FellBehind, GatewayError, Unavailable
+from gateway.errors import FeedInterrupted, FellBehind, GatewayError, Unavailable
 from gateway.live import relay
+from gateway.live.broker import Broker
 from gateway.live.supervise import OnCrash, Supervised
 
 log = logging.getLogger(__name__)
@@ -35,6 +36,7 @@ KINDS = {"INSERT": "CREATED", "MODIFY": "UPDATED", "REMOVE": "DELETED"}
 WATCH_LIMIT = 1000
 """Changes a subscriber may leave unread before it is told it fell behind (it resumes from its last position)."""
 _BATCH_WAIT = 0.005
+RESUME = "subscribe again with after set to the last position received"
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,7 @@ class Watch:
         self._arrived = asyncio.Event()
         self._closed = False
         self._overflowed = False
+        self._failure: GatewayError | None = None
 
     def put(self, change: Change) -> None:
         if len(self._changes) >= WATCH_LIMIT:
@@ -82,12 +85,19 @@ class Watch:
         self._closed = True
         self._arrived.set()
 
+    def fail(self, error: GatewayError) -> None:
+        """End the watch with ``error`` once the changes it holds are read."""
+        self._failure = error
+        self._arrived.set()
+
     async def __aiter__(self) -> AsyncIterator[Change]:
         while True:
             while self._changes:
                 yield self._changes.popleft()
             if self._overflowed:
                 raise FellBehind("the subscription fell behind the changes: subscribe again after the last position")
+            if self._failure is not None:
+                raise self._failure
             if self._closed:
                 return
             self._arrived.clear()
@@ -103,9 +113,14 @@ class Feed:
         client: streams.StreamClient | None = None,
         arn: str | None = None,
         on_crash: OnCrash | None = None,
+        fanout_url: str = "",
     ) -> None:
         self.store = store
         self.on_crash = on_crash
+        self.broker = Broker(fanout_url, store.table) if fanout_url else None
+        """Where the records come from when set: a fleet's broker, rather than the lease holder's loopback socket."""
+        self.holder_elsewhere = False
+        """Seen at start-up, without a broker: the lease is held on another machine."""
         self.supervised: Supervised | None = None
         """The relay, restarted after a crash: None until the first subscription."""
         self.model = store.model
@@ -129,12 +144,40 @@ class Feed:
                 arn = None
             if arn is None:
                 log.warning("table %s has no stream with images: subscriptions are refused", store.table)
-            feed = cls(store, client, arn, on_crash)
+            feed = cls(store, client, arn, on_crash, settings.fanout_url)
+            if arn is not None and feed.broker is None:
+                await feed._look_for_the_holder()
             try:
                 yield feed
             finally:
                 feed.close()
                 await relay.cancelled(feed._relaying)
+                if feed.broker is not None:
+                    await feed.broker.close()
+
+    async def _look_for_the_holder(self) -> None:
+        """Say at start-up when the stream's reader is on another machine and no broker carries its records."""
+        assert self.client is not None
+        try:
+            lease = await self.client.lease()
+        except GatewayError:
+            return  # the relay says more once it runs
+        if lease is not None and lease.live and lease.machine and lease.machine != relay.MACHINE:
+            self.holder_elsewhere = True
+            log.error(
+                "the stream's reader of %s is on %s and no fan-out broker is configured: subscribers here would hear "
+                "nothing (%s)",
+                self.store.table,
+                lease.machine,
+                relay.UNREACHABLE,
+            )
+
+    @property
+    def unreachable(self) -> str | None:
+        """Why subscriptions here cannot be served (the holder is out of reach), or None."""
+        if self.relay is not None:
+            return self.relay.unreachable
+        return relay.UNREACHABLE if self.holder_elsewhere else None
 
     @property
     def down(self) -> bool:
@@ -154,11 +197,16 @@ class Feed:
             raise Unavailable("subscriptions need the table's stream (NEW_AND_OLD_IMAGES): see create-table")
         if self._closed:
             raise Unavailable("the gateway is shutting down; subscribe again in a moment")
+        if self.unreachable is not None:
+            raise Unavailable(f"subscriptions here would hear nothing: {self.unreachable}")
+        if self.broker is not None and self.down and self.relay is not None and not self.relay.connected.is_set():
+            # Records published before this process is subscribed again would pass it by.
+            raise Unavailable("the fan-out broker is out of reach: subscribe again in a moment")
         if self._relaying is None and self.client is not None:
             # A process reads (or follows) the stream from its first subscription on: one that serves none
             # sends DynamoDB Streams nothing.
-            self.relay = relay.Relay(self.client, self.arn, self.publish)
-            self.supervised = Supervised("stream-relay", self.relay.run, self.on_crash)
+            self.relay = relay.Relay(self.client, self.arn, self.publish, broker=self.broker, alarm=self._unreachable)
+            self.supervised = Supervised("stream-relay", self.relay.run, self._crashed)
             self._relaying = self.supervised.start()
         watch = Watch(topics, from_now)
         for topic in topics:
@@ -172,6 +220,21 @@ class Feed:
                     held.discard(watch)
                     if not held:
                         del self._watches[topic]
+
+    def _crashed(self, task: str, crash: str) -> None:
+        if self.on_crash is not None:
+            self.on_crash(task, crash)
+        if self.broker is not None:
+            # The broker keeps nothing for a process that was away: each subscriber resumes through the stream.
+            self._fail_all(FeedInterrupted(f"the fan-out broker was interrupted (crash {crash}): {RESUME}"))
+
+    def _unreachable(self) -> None:
+        self._fail_all(Unavailable(f"subscriptions here hear nothing: {relay.UNREACHABLE}"))
+
+    def _fail_all(self, error: GatewayError) -> None:
+        for watches in self._watches.values():
+            for watch in watches:
+                watch.fail(error)
 
     def publish(self, record: streams.Record) -> None:
         """Deliver one record of the stream to the watches of its topics."""

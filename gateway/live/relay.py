@@ -5,6 +5,12 @@ of them reads: it holds a lease item in the table (taken with a conditional writ
 lapses) that names a socket on 127.0.0.1 where it passes every record on to the other processes. The lease also
 keeps the holder's checkpoint, the last sequence number read per shard, so the process that takes it over reads on
 from there rather than from the latest record, and subscribers connected anywhere lose nothing at a takeover.
+
+With a broker (``fanout_url``, :mod:`gateway.live.broker`) the holder publishes each record there instead, and every
+process, the holder's too, receives the records from the broker: gateways on several machines share them. The
+lease's checkpoint is then what was published, so a holder that crashes mid-record is taken over from a record
+every subscriber received. Without a broker, a process that finds the holder on another machine (or cannot reach
+it while it keeps renewing the lease) says so: ``unreachable`` is what readiness reports.
 """
 
 from __future__ import annotations
@@ -13,18 +19,30 @@ import asyncio
 import hmac
 import json
 import logging
+import os
 import secrets
+import socket
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
-from gateway.dynamo.streams import Position, Publish, Record, Shard, StreamClient, parse_position, position
-from gateway.errors import GatewayError, PositionExpired
+from gateway.dynamo.streams import (
+    Lease,
+    Position,
+    Publish,
+    Record,
+    Shard,
+    StreamClient,
+    parse_position,
+    position,
+)
+from gateway.errors import GatewayError, PositionExpired, Unavailable
+from gateway.live.broker import Broker
 
 log = logging.getLogger(__name__)
 
@@ -189,6 +207,13 @@ def replay_starts(shards: list[Shard], at: Position) -> dict[str, tuple[str, str
 
 # --- one reader per table: the lease and the fan-out -------------------------------------------------------------
 
+MACHINE = socket.gethostname()
+"""This machine as the lease names it: a holder's loopback address is reachable from the same machine only."""
+BROKER_ADDRESS = "broker"
+"""The lease's address while its holder publishes to a broker: nobody connects to the holder."""
+UNREACHABLE = "unreachable holder: configure TABLEGRAPH_FANOUT_URL"
+"""What readiness says when the stream's reader is on another machine and no broker carries its records."""
+
 
 class Relay:
     """This process's share of the stream: read by itself while it holds the lease, else received from the holder.
@@ -206,11 +231,17 @@ class Relay:
         retry: float = 0.5,
         poll: float = 0.25,
         discover: float = 2.0,
+        broker: Broker | None = None,
+        alarm: Callable[[], None] | None = None,
     ) -> None:
         self.client = client
         self.arn = arn
         self._publish = publish
-        self.holder = uuid.uuid4().hex
+        self._broker = broker
+        self._alarm = alarm
+        """Told when the holder turns out to be unreachable."""
+        # The process id leads, so that an operator (or a test) can tell which process holds the lease.
+        self.holder = f"{os.getpid()}.{uuid.uuid4().hex}"
         self._secret = secrets.token_hex(16)
         self.lease_seconds = lease_seconds
         self._retry = retry
@@ -229,30 +260,22 @@ class Relay:
         """When this process began receiving records as it does now: a subscription older than that is owed the
         records read again from a checkpoint (``replayed``); a newer one is not, they predate it."""
         self._begun = False
+        self.unreachable: str | None = None
+        """Why this process receives nothing: the holder is on another machine, or does not answer; None when fine."""
+        self._outbox: asyncio.Queue[tuple[bytes, str]] = asyncio.Queue()
+        self._silent_since: tuple[str, float] | None = None
+        self._replaying = False
 
     async def run(self) -> None:
+        if self._broker is not None:
+            self.address = BROKER_ADDRESS
+            await self._through(self._broker)
+            return
         self._server = await asyncio.start_server(self._follower, "127.0.0.1", 0)
         host, port = self._server.sockets[0].getsockname()[:2]
         self.address = f"{host}:{port}"
         try:
-            while True:
-                try:
-                    lease = await self.client.lease()
-                except GatewayError as error:
-                    log.warning("the stream lease cannot be read, trying again: %s", error.message)
-                    await asyncio.sleep(self._retry)
-                    continue
-                if lease is None or not lease.live or lease.holder == self.holder:
-                    checkpoint = lease.checkpoint if lease is not None else {}
-                    if self.checkpoint and (lease is None or lease.holder == self.holder):
-                        checkpoint = self.checkpoint  # ahead of the lease's, renewed only every few seconds
-                    if await self._take(checkpoint):
-                        await self._hold(checkpoint)
-                        continue
-                    lease = await self.client.lease()
-                if lease is not None and lease.live and lease.holder != self.holder:
-                    await self._receive(lease.address, lease.secret)
-                await asyncio.sleep(self._retry)
+            await self._contend()
         except asyncio.CancelledError:
             # Shutting down: another process takes over at once. After a crash the lease keeps its checkpoint.
             await self.client.release(self.holder)
@@ -262,6 +285,97 @@ class Relay:
             for writer in self._followers:
                 writer.close()
 
+    async def _through(self, broker: Broker) -> None:
+        """Contends for the lease, publishes while holding it, and delivers what the broker passes on, until one of
+        them fails: the relay then ends (and is restarted) whole."""
+        self._outbox = asyncio.Queue()
+        async with broker.subscription() as lines:
+            tasks = {
+                asyncio.create_task(self._listen(lines)),
+                asyncio.create_task(self._send(broker)),
+                asyncio.create_task(self._contend()),
+            }
+            try:
+                done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+                for task in done:
+                    task.result()
+                raise Unavailable("the relay through the fan-out broker stopped")
+            finally:
+                for task in tasks:
+                    task.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+                # Whatever ended it, another process may take over from what was published, at once.
+                await self.client.release(self.holder)
+                await broker.close()  # a restart connects afresh: a pooled connection may be the dead broker's
+
+    async def _listen(self, lines: AsyncIterator[bytes]) -> None:
+        self._begin()
+        self.connected.set()
+        try:
+            async for line in lines:
+                record = _record_of(line)
+                if record is None:
+                    continue
+                if record.get("replayed"):
+                    if not self._replaying:
+                        # A reader took over from a checkpoint: subscriptions older than this are owed the records.
+                        self.started = time.monotonic()
+                    self._replaying = True
+                else:
+                    self._replaying = False
+                _deliver(self._publish, record)
+        finally:
+            self.connected.clear()
+
+    async def _send(self, broker: Broker) -> None:
+        """Publishes the records this process reads, in order; the checkpoint follows what was published."""
+        while True:
+            line, at = await self._outbox.get()
+            await broker.publish(line)
+            self.checkpoint = dict(parse_position(at).shards)
+
+    async def _contend(self) -> None:
+        while True:
+            try:
+                lease = await self.client.lease()
+            except GatewayError as error:
+                log.warning("the stream lease cannot be read, trying again: %s", error.message)
+                await asyncio.sleep(self._retry)
+                continue
+            if lease is None or not lease.live or lease.holder == self.holder:
+                checkpoint = lease.checkpoint if lease is not None else {}
+                if self.checkpoint and (lease is None or lease.holder == self.holder):
+                    checkpoint = self.checkpoint  # ahead of the lease's, renewed only every few seconds
+                if await self._take(checkpoint):
+                    await self._hold(checkpoint)
+                    continue
+                lease = await self.client.lease()
+            if lease is not None and lease.live and lease.holder != self.holder and self._broker is None:
+                await self._follow_holder(lease)
+            await asyncio.sleep(self._retry)
+
+    async def _follow_holder(self, lease: Lease) -> None:
+        if lease.machine and lease.machine != MACHINE:
+            self._cannot_reach(f"the stream's reader is on {lease.machine}")
+            return
+        if await self._receive(lease.address, lease.secret):
+            self._silent_since = None
+            return
+        # Refused while the lease stays renewed by the same holder: a holder on some other machine (behind an
+        # older gateway that named none), not one that just died, whose lease lapses.
+        now = time.monotonic()
+        if self._silent_since is None or self._silent_since[0] != lease.holder:
+            self._silent_since = (lease.holder, now)
+        elif now - self._silent_since[1] > self.lease_seconds:
+            self._cannot_reach(f"the stream's reader at {lease.address} does not answer")
+
+    def _cannot_reach(self, why: str) -> None:
+        if self.unreachable is None:
+            log.error("%s and no fan-out broker is configured: subscribers here hear nothing (%s)", why, UNREACHABLE)
+            self.unreachable = UNREACHABLE
+            if self._alarm is not None:
+                self._alarm()
+
     def _begin(self) -> None:
         """Taking the lease over, or following another holder, after a crash or a takeover: from now."""
         if self._begun:
@@ -270,20 +384,31 @@ class Relay:
 
     async def _hold(self, checkpoint: dict[str, str]) -> None:
         log.info("process %s reads the stream of %s", self.holder, self.client.table)
-        self._begin()
+        self.unreachable = None
         reader = self.reader = StreamReader(
             self.client, self.arn, self._fan_out, dict(checkpoint), self._poll, self._discover
         )
-        self.checkpoint = reader.checkpoint
+        if self._broker is None:
+            self._begin()
+            self.checkpoint = reader.checkpoint
+        else:
+            self.checkpoint = dict(checkpoint)  # then what was published, as ``_send`` goes
         reading = asyncio.create_task(reader.run())
+        loop = asyncio.get_running_loop()
+        # A lease without a checkpoint would be taken over from the stream's latest record, past what this reader
+        # read: its first place is written as soon as it has one, not a renewal later.
+        placed, due = bool(checkpoint), loop.time() + self.lease_seconds / 3
         try:
             while not reading.done():
-                await asyncio.wait({reading}, timeout=self.lease_seconds / 3)
+                await asyncio.wait({reading}, timeout=self.lease_seconds / 3 if placed else self._poll)
                 if reading.done():
                     break
-                if not await self._take(dict(reader.checkpoint)):
+                if not placed and not self.checkpoint and loop.time() < due:
+                    continue
+                if not await self._take(dict(self.checkpoint)):
                     log.warning("process %s lost the stream lease", self.holder)
                     break
+                placed, due = bool(self.checkpoint), loop.time() + self.lease_seconds / 3
             if reading.done():
                 reading.result()
         except GatewayError as error:
@@ -295,12 +420,19 @@ class Relay:
 
     async def _take(self, checkpoint: dict[str, str]) -> bool:
         try:
-            return await self.client.take_lease(self.holder, self.address, self._secret, self.lease_seconds, checkpoint)
+            return await self.client.take_lease(
+                self.holder, self.address, self._secret, self.lease_seconds, checkpoint, MACHINE
+            )
         except GatewayError as error:
             log.warning("the stream lease cannot be written: %s", error.message)
             return False
 
     def _fan_out(self, record: Record) -> None:
+        if self._broker is not None:
+            line = _line(record)
+            if line is not None:
+                self._outbox.put_nowait((line, record["position"]))
+            return
         _deliver(self._publish, record)
         line = _line(record)
         if line is None:
@@ -320,13 +452,15 @@ class Relay:
         self._followers.discard(writer)
         writer.close()
 
-    async def _receive(self, address: str, secret: str) -> None:
+    async def _receive(self, address: str, secret: str) -> bool:
+        """Delivers the holder's records until it goes; False when it could not be reached."""
         host, _, port = address.rpartition(":")
         try:
             reader, writer = await asyncio.open_connection(host, int(port))
-        except OSError:
-            return  # the holder is gone; its lease lapses soon
+        except (OSError, ValueError):
+            return False  # the holder is gone (its lease lapses soon), or is not on this machine
         writer.write(secret.encode() + b"\n")
+        self.unreachable = None
         self._begin()
         self.connected.set()
         try:
@@ -339,6 +473,7 @@ class Relay:
         finally:
             self.connected.clear()
             writer.close()
+        return True
 
 
 def _line(record: Record) -> bytes | None:

@@ -93,6 +93,9 @@ def create_app(
     async def readyz(request: Request) -> Response:
         store: Store = request.app.state.store
         feed: Feed = request.app.state.feed
+        if feed.unreachable is not None:
+            body = {"status": "unavailable", "table": store.table, "feed": feed.unreachable}
+            return JSONResponse(body, status_code=503)
         if feed.down:
             return JSONResponse({"status": "unavailable", "table": store.table, "feed": "restarting"}, status_code=503)
         if await store.ping():

@@ -45,7 +45,7 @@ LIBRARIES = {
     "dynamo": {"aioboto3", "aiobotocore", "botocore", "boto3", "httptools", "types_aiobotocore_dynamodb"},
     "execution": {"graphql", "cryptography", "aiodataloader"},
     "writes": set(),
-    "live": set(),
+    "live": {"redis"},
     "surface": {"graphql", "strawberry"},
     "server": {
         "graphql",

@@ -49,11 +49,28 @@ def test_compose_runs_the_gateway_against_a_healthy_dynamodb_local(services: dic
     assert "/readyz" in " ".join(gateway["healthcheck"]["test"])
 
 
+def test_compose_runs_a_second_gateway_that_shares_the_table_and_a_valkey_broker(services: dict[str, Any]) -> None:
+    valkey = services["valkey"]
+    assert valkey["image"].startswith("valkey/valkey")
+    assert valkey["healthcheck"]["test"]
+    first, second = services["gateway"], services["gateway-2"]
+    for gateway in (first, second):
+        assert gateway["environment"]["TABLEGRAPH_FANOUT_URL"] == "redis://valkey:6379/0"
+        assert gateway["environment"]["TABLEGRAPH_ENDPOINT_URL"] == "http://dynamodb:8000"
+        assert gateway["depends_on"]["valkey"]["condition"] == "service_healthy"
+        assert "/readyz" in " ".join(gateway["healthcheck"]["test"])
+    assert second["build"] == first["build"]
+    assert second["depends_on"]["gateway"]["condition"] == "service_healthy"
+    assert first["ports"] != second["ports"]
+
+
 def test_compose_publishes_only_the_gateway_and_only_on_loopback(services: dict[str, Any]) -> None:
     assert "ports" not in services["dynamodb"]
-    ports = services["gateway"]["ports"]
-    assert ports
-    assert all(str(port).startswith("127.0.0.1:") for port in ports)
+    assert "ports" not in services["valkey"]
+    for gateway in ("gateway", "gateway-2"):
+        ports = services[gateway]["ports"]
+        assert ports
+        assert all(str(port).startswith("127.0.0.1:") for port in ports)
 
 
 def test_image_runs_tablegraph_serve_as_a_non_root_user() -> None:
