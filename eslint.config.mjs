@@ -26,8 +26,8 @@ export default [
       // Natural keys are fields of their own named after the declared attributes (Course.courseId), the same names the root fields take as arguments.
       '@graphql-eslint/no-typename-prefix': 'off',
       // Only entities (Node) have identity; connections, edges, PageInfo, mutation errors, deletion results and subscription events (their node has the id) are values without an id,
-      // and so are the maps of a declared shape, stored inside their item (schema/library.py's PostalAddress and LibraryCard).
-      '@graphql-eslint/strict-id-in-types': ['error', { exceptions: { suffixes: ['Connection', 'Edge', 'Error', 'Change'], types: ['PageInfo', 'Deleted', 'DeletedItems', 'PostalAddress', 'LibraryCard'] } }],
+      // and so are the maps of a declared shape, stored inside their item (schema/library.py's PostalAddress and LibraryCard, schema/online_shop.py's Address, InvoiceDetail, InvoicePayment and ProductDetail).
+      '@graphql-eslint/strict-id-in-types': ['error', { exceptions: { suffixes: ['Connection', 'Edge', 'Error', 'Change'], types: ['PageInfo', 'Deleted', 'DeletedItems', 'PostalAddress', 'LibraryCard', 'Address', 'InvoiceDetail', 'InvoicePayment', 'ProductDetail'] } }],
       // Every connection pages both ways: first/after and last/before.
       '@graphql-eslint/relay-arguments': ['error', { includeBoth: true }],
       // Lists of non-edge types are deliberate: a connection's `nodes` shortcut, node(s)(ids:), batch root fields, DeletedItems.

@@ -1,6 +1,6 @@
 """The SDL passes graphql-eslint's schema-recommended and schema-relay rules (eslint.config.mjs) with zero findings:
 the committed schema/schema.graphql and the other designs' (schema.orders:ORDERS, schema.library:LIBRARY,
-schema.giant:GIANT, schema.business:BUSINESS), as `.ci/run` lints them."""
+schema.giant:GIANT, schema.business:BUSINESS, schema.online_shop:SHOP), as `.ci/run` lints them."""
 
 from __future__ import annotations
 
@@ -46,7 +46,9 @@ def test_committed_schema_has_no_lint_findings() -> None:
     assert _eslint("schema/schema.graphql") == []
 
 
-@pytest.mark.parametrize("design", ["orders:ORDERS", "library:LIBRARY", "giant:GIANT", "business:BUSINESS"])
+@pytest.mark.parametrize(
+    "design", ["orders:ORDERS", "library:LIBRARY", "giant:GIANT", "business:BUSINESS", "online_shop:SHOP"]
+)
 def test_other_designs_schemas_have_no_lint_findings(tmp_path: Path, design: str) -> None:
     name = design.partition(":")[0]
     sdl = tmp_path / f"{name}.graphql"
