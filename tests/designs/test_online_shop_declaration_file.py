@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Mapping
+from pathlib import Path
 
 import jsonschema
 import pytest
@@ -16,6 +17,7 @@ from gateway.config import Settings
 from gateway.design.declaration import Declaration
 from gateway.design.model import Attribute, Collection, Entity, Link
 from gateway.execution.cost import Budget, Planner
+from gateway.server.cli import main
 from gateway.server.declaration_file import SCHEMA_PATH, load_file
 from gateway.surface.graph import build
 from gateway.surface.toolkit import graphql_schema
@@ -23,6 +25,7 @@ from schema.online_shop import SHOP
 from tests.support.paths import ROOT
 
 SHOP_YAML = ROOT / "schema" / "online_shop.yaml"
+WORKBENCH = ROOT / "tests" / "support" / "online_shop_workbench.json"
 
 # Access patterns of docs/online-shop.md, as tests/designs/test_online_shop.py asks them.
 PATTERNS = {
@@ -118,3 +121,19 @@ def test_the_shop_file_plans_each_access_pattern_as_the_python_declaration(from_
     # The estimate does not count a lookup's Query yet (gateway/execution/cost.py knows no lookups): 0 calls there.
     if "ById(" not in query:
         assert planned["calls"] and planned["rounds"]
+
+
+def test_the_workbench_import_drafts_the_item_entities_of_the_file_and_none_of_its_relations(
+    from_yaml: Declaration, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """What docs/declarations.md says the import of the shop's Workbench model got right, and what it left."""
+    output = tmp_path / "draft.yaml"
+    assert main(["import", "workbench", str(WORKBENCH), "--output", str(output)]) == 0
+    capsys.readouterr()
+    drafted = load_file(output).model
+    items = [entity for entity in from_yaml.model.entities if not entity.internal and not entity.partition]
+    assert [
+        (one.name, one.keys, one.discriminator, set(one.declared)) for one in drafted.entities if not one.internal
+    ] == [(one.name, one.keys, one.discriminator, set(one.declared)) for one in items]
+    assert (drafted.table, drafted.indexes) == (from_yaml.model.table, from_yaml.model.indexes)
+    assert not drafted.collections and not drafted.links and not drafted.lookups
