@@ -14,7 +14,19 @@ from typing import Any, get_args
 import yaml
 
 from gateway.design.declaration import Declaration, load
-from gateway.design.model import Attribute, AttributeType, Collection, Copy, Entity, Index, KeyShape, Link, Model, Shape
+from gateway.design.model import (
+    Attribute,
+    AttributeType,
+    Collection,
+    Copy,
+    Entity,
+    Index,
+    KeyShape,
+    Link,
+    Lookup,
+    Model,
+    Shape,
+)
 from gateway.design.tenancy import Tenancy
 
 SUFFIXES = (".yaml", ".yml", ".json")
@@ -24,8 +36,20 @@ TABLE_KEYS = "table"
 
 KeyPath = tuple[str | int, ...]
 
-_TOP = {"table", "keys", "indexes", "expires", "shapes", "entities", "collections", "links", "copies", "tenancy"}
-_ENTITY = {"description", "keys", "variants", "attributes", "discriminator", "mint", "verbs", "internal"}
+_TOP = {
+    "table",
+    "keys",
+    "indexes",
+    "expires",
+    "shapes",
+    "entities",
+    "collections",
+    "links",
+    "lookups",
+    "copies",
+    "tenancy",
+}
+_ENTITY = {"description", "keys", "variants", "attributes", "discriminator", "mint", "verbs", "internal", "partition"}
 _SHAPE_KEYS = {"pk", "sk", "sparse", "separator"}
 _ATTRIBUTE = {
     "type",
@@ -57,8 +81,10 @@ _COLLECTION = {
     "shape",
     "partition",
     "ids",
+    "range",
 }
 _LINK = {"source", "target", "description", "ids"}
+_LOOKUP = {"entity", "index", "description"}
 _COPY = {"collection", "attribute", "source"}
 
 
@@ -168,6 +194,8 @@ class _Builder:
     def named(self, message: str) -> KeyPath:
         """The relation or entity a model's refusal starts with (``Customer.orders: ...``)."""
         subject = message.partition(":")[0]
+        if subject.startswith("lookup '") and subject.endswith("'"):
+            return ("lookups", subject[len("lookup '") : -1])
         for part in ("collections", "links", "entities"):
             if (part, subject) in self.lines:
                 return (part, subject)
@@ -200,6 +228,10 @@ class _Builder:
             self.link(name, spec, ("links", name))
             for name, spec in self.mapping(top.get("links", {}), ("links",)).items()
         )
+        lookups = tuple(
+            self.lookup(name, spec, ("lookups", name))
+            for name, spec in self.mapping(top.get("lookups", {}), ("lookups",)).items()
+        )
         copies = self.copies(top.get("copies", []), ("copies",))
         expires = self.text(top["expires"], ("expires",)) if "expires" in top else None
         model = self.built(
@@ -212,6 +244,7 @@ class _Builder:
                 links=links,
                 copies=copies,
                 expires_attribute=expires,
+                lookups=lookups,
             ),
         )
         tenancy = Tenancy(self.names(top.get("tenancy", {}), ("tenancy",)))
@@ -276,6 +309,7 @@ class _Builder:
                 internal=self.flag(data.get("internal", False), (*path, "internal")),
                 discriminator=discriminator,
                 variants=variants,
+                partition=self.flag(data.get("partition", False), (*path, "partition")),
             ),
         )
 
@@ -328,6 +362,7 @@ class _Builder:
                 shape=shape,
                 partition=self.names(data.get("partition", {}), (*path, "partition")),
                 ids=self.names(data.get("ids", {}), (*path, "ids")),
+                range=self.text(data["range"], (*path, "range")) if "range" in data else None,
             ),
         )
 
@@ -346,6 +381,15 @@ class _Builder:
                 ids=self.names(data.get("ids", {}), (*path, "ids")),
             ),
         )
+
+    def lookup(self, name: str, spec: Any, path: KeyPath) -> Lookup:
+        data = self.mapping(spec, path, _LOOKUP)
+        for required in ("entity", "index"):
+            if required not in data:
+                raise self.fail(path, f"{required!r} is required: a lookup reads one entity from one secondary index")
+        entity = self.find(self.entities, data["entity"], (*path, "entity"), "entity")
+        index = self.text(data["index"], (*path, "index"))
+        return Lookup(name, entity, index, _optional_text(data, "description"))
 
     def copies(self, value: Any, path: KeyPath) -> tuple[Copy, ...]:
         if not isinstance(value, list):

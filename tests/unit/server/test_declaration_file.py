@@ -10,6 +10,7 @@ import jsonschema
 import pytest
 import yaml
 
+from gateway.design.model import Collection
 from gateway.server.cli import main
 from gateway.server.declaration_file import SCHEMA_PATH, DeclarationFileError, load_file, parse
 from tests.support.paths import ROOT
@@ -76,7 +77,7 @@ def test_an_unknown_key_is_named_with_its_line() -> None:
     broken = SMALL.replace("      tags: SS\n", "      tags: SS\n    colour: blue\n")
     assert _error(broken) == (
         "shop.yaml:17: entities.Customer.colour: unknown key; expected one of attributes, description,"
-        " discriminator, internal, keys, mint, variants, verbs"
+        " discriminator, internal, keys, mint, partition, variants, verbs"
     )
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(yaml.safe_load(broken), json.loads(SCHEMA_PATH.read_text()))
@@ -133,3 +134,99 @@ def test_a_command_given_a_broken_file_says_where_and_exits_as_a_usage_error(
     path.write_text(SMALL.replace("tags: SS", "tags: XX"))
     assert main(["export-schema", "--model", str(path)]) == 2
     assert f"{path}:16: entities.Customer.attributes.tags.type: no type 'XX'" in capsys.readouterr().err
+
+
+# An order that is only a partition its lines share, lines read by a range of dates, an invoice found by its id alone.
+PARTS = """\
+table: shop
+keys: {pk: PK, sk: SK}
+indexes:
+  GSI1: {pk: GSI1PK, sk: GSI1SK}
+entities:
+  Customer:
+    keys:
+      table: {pk: "c#{customerId}", sk: "c#{customerId}"}
+  Order:
+    keys:
+      table: {pk: "o#{orderId}", sk: "o#{orderId}"}
+    partition: true
+  Invoice:
+    keys:
+      table: {pk: "o#{orderId}", sk: "i#{invoiceId}"}
+      GSI1: {pk: "i#{invoiceId}", sk: "i#{invoiceId}"}
+  OrderItem:
+    keys:
+      table: {pk: "o#{orderId}", sk: "p#{productId}"}
+      GSI1: {pk: "c#{customerId}", sk: "p#{orderedAt}"}
+    attributes:
+      quantity: INT
+collections:
+  Order.items: {parent: Order, member: OrderItem}
+  Customer.orderedProducts: {parent: Customer, member: OrderItem, index: GSI1, range: orderedAt}
+lookups:
+  invoiceById: {entity: Invoice, index: GSI1, description: An invoice by its id alone.}
+"""
+
+
+def _parts_error(text: str) -> str:
+    with pytest.raises(DeclarationFileError) as raised:
+        parse(text, "parts.yaml")
+    return str(raised.value)
+
+
+def test_a_file_declares_partition_entities_ranges_and_lookups() -> None:
+    declaration = parse(PARTS, "parts.yaml")
+    assert declaration.entity("Order").partition and not declaration.entity("Customer").partition
+    ordered = declaration.model.relations["Customer.orderedProducts"]
+    assert isinstance(ordered, Collection) and ordered.range == "orderedAt"
+    items = declaration.model.relations["Order.items"]
+    assert isinstance(items, Collection) and items.range is None
+    (lookup,) = declaration.model.lookups
+    assert (lookup.name, lookup.entity.name, lookup.index, lookup.description) == (
+        "invoiceById",
+        "Invoice",
+        "GSI1",
+        "An invoice by its id alone.",
+    )
+
+
+def test_the_published_schema_accepts_partitions_ranges_and_lookups() -> None:
+    schema = json.loads(SCHEMA_PATH.read_text())
+    jsonschema.validate(yaml.safe_load(PARTS), schema)
+    for broken in (
+        PARTS.replace("partition: true", "partition: yes please"),
+        PARTS.replace("range: orderedAt", "range: 3"),
+        PARTS.replace("{entity: Invoice, index: GSI1,", "{entity: Invoice,"),
+    ):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(yaml.safe_load(broken), schema)
+
+
+def test_a_partition_entity_with_attributes_is_refused_at_its_line() -> None:
+    broken = PARTS.replace("    partition: true\n", "    partition: true\n    attributes: {total: N}\n")
+    assert _parts_error(broken).startswith(
+        "parts.yaml:9: entities.Order: Order: a partition entity has no item, so no attributes"
+    )
+    assert _parts_error(PARTS.replace("partition: true", "partition: sometimes")) == (
+        "parts.yaml:12: entities.Order.partition: expected true or false, found text"
+    )
+
+
+def test_a_range_on_a_field_the_sort_key_does_not_end_with_is_refused_at_the_collection() -> None:
+    message = _parts_error(PARTS.replace("range: orderedAt", "range: quantity"))
+    assert message.startswith("parts.yaml:25: collections.Customer.orderedProducts: Customer.orderedProducts: range=")
+
+
+def test_a_lookup_is_checked_with_its_line_and_key() -> None:
+    assert _parts_error(PARTS.replace("{entity: Invoice,", "{entity: Bill,")) == (
+        "parts.yaml:27: lookups.invoiceById.entity: no entity named 'Bill' is declared"
+    )
+    assert _parts_error(PARTS.replace("{entity: Invoice, index: GSI1,", "{entity: Invoice,")) == (
+        "parts.yaml:27: lookups.invoiceById: 'index' is required: a lookup reads one entity from one secondary index"
+    )
+    assert _parts_error(PARTS.replace("index: GSI1, description", "index: GSI9, description")).startswith(
+        "parts.yaml:27: lookups.invoiceById: lookup 'invoiceById': Invoice has no keys in index 'GSI9'"
+    )
+    assert _parts_error(PARTS.replace("description: An invoice", "colour: An invoice")) == (
+        "parts.yaml:27: lookups.invoiceById.colour: unknown key; expected one of description, entity, index"
+    )
