@@ -6,7 +6,6 @@ import uuid
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-import boto3
 import pytest
 
 from gateway.design.model import Item
@@ -14,7 +13,7 @@ from gateway.dynamo.accounting import Ledger
 from gateway.dynamo.requests import WriteOp
 from gateway.dynamo.store import Store
 from gateway.errors import Unavailable
-from tests.support.contract import create_table
+from tests.support.contract import create_table, enrol_student
 from tests.support.gateway import Gateway
 
 COURSES = 120
@@ -29,23 +28,7 @@ def enrolled(dynamodb: Any, endpoint: str) -> Iterator[str]:
     """A student in 120 courses (each course has only this student), with exact counters, written by boto3."""
     name = f"k-{uuid.uuid4().hex[:8]}"
     create_table(dynamodb, name)
-    resource = boto3.resource(
-        "dynamodb", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="l", aws_secret_access_key="l"
-    )
-    with resource.Table(name).batch_writer() as batch:
-        batch.put_item(Item={"PK": "STU#stu-x", "SK": "PROFILE", "name": "X", "courseCount": COURSES, "version": 1})
-        for n in range(COURSES):
-            course = f"crs-{n:03d}"
-            batch.put_item(Item={"PK": f"CRS#{course}", "SK": "METADATA", "title": "C", "enrolledCount": 1})
-            batch.put_item(
-                Item={
-                    "PK": "STU#stu-x",
-                    "SK": f"ENROLL#CRS#{course}",
-                    "GSI1PK": f"CRS#{course}",
-                    "GSI1SK": "STU#stu-x",
-                    "enrolledOn": "2026-09-01",
-                }
-            )
+    enrol_student(endpoint, name, COURSES)
     yield name
     dynamodb.delete_table(TableName=name)
 

@@ -8,12 +8,11 @@ import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import boto3
 import pytest
 
 from gateway.config import Settings
 from gateway.server.app import ACCOUNTING_HEADER
-from tests.support.contract import create_table, tickets_of
+from tests.support.contract import create_table, enrol_student, tickets_of
 from tests.support.faults import FaultProxy, Rule
 from tests.support.gateway import Gateway
 from tests.support.identity import Issuer
@@ -34,23 +33,7 @@ def enrolled(dynamodb: Any, endpoint: str) -> Iterator[str]:
     """A student in 120 courses, with exact counters, written by boto3."""
     name = f"x-{uuid.uuid4().hex[:8]}"
     create_table(dynamodb, name)
-    resource = boto3.resource(
-        "dynamodb", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="l", aws_secret_access_key="l"
-    )
-    with resource.Table(name).batch_writer() as batch:
-        batch.put_item(Item={"PK": "STU#stu-x", "SK": "PROFILE", "name": "X", "courseCount": COURSES, "version": 1})
-        for n in range(COURSES):
-            course = f"crs-{n:03d}"
-            batch.put_item(Item={"PK": f"CRS#{course}", "SK": "METADATA", "title": "C", "enrolledCount": 1})
-            batch.put_item(
-                Item={
-                    "PK": "STU#stu-x",
-                    "SK": f"ENROLL#CRS#{course}",
-                    "GSI1PK": f"CRS#{course}",
-                    "GSI1SK": "STU#stu-x",
-                    "enrolledOn": "2026-09-01",
-                }
-            )
+    enrol_student(endpoint, name, COURSES)
     yield name
     dynamodb.delete_table(TableName=name)
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import boto3
+
 from gateway.dynamo.store import table_definition
 from schema.model import MODEL
 
@@ -113,3 +115,25 @@ def load_contract_data(client: Any, table: str) -> None:
     with resource.Table(table).batch_writer() as batch:
         for item in contract_items():
             batch.put_item(Item=item)
+
+
+def enrol_student(endpoint: str, table: str, courses: int) -> None:
+    """A student ``stu-x`` in ``courses`` courses of its own (each has only this student), with exact counters,
+    written with plain boto3 in the key shapes of DESIGN.md."""
+    resource = boto3.resource(
+        "dynamodb", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="l", aws_secret_access_key="l"
+    )
+    with resource.Table(table).batch_writer() as batch:
+        batch.put_item(Item={"PK": "STU#stu-x", "SK": "PROFILE", "name": "X", "courseCount": courses, "version": 1})
+        for n in range(courses):
+            course = f"crs-{n:03d}"
+            batch.put_item(Item={"PK": f"CRS#{course}", "SK": "METADATA", "title": "C", "enrolledCount": 1})
+            batch.put_item(
+                Item={
+                    "PK": "STU#stu-x",
+                    "SK": f"ENROLL#CRS#{course}",
+                    "GSI1PK": f"CRS#{course}",
+                    "GSI1SK": "STU#stu-x",
+                    "enrolledOn": "2026-09-01",
+                }
+            )
