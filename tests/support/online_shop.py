@@ -440,3 +440,30 @@ class Shop:
     def customer_products(self, customer_id: str, low: str, high: str, descending: bool = False) -> Expected:  # 16
         found = [pair for pair in self._of("orderItem", customerId=customer_id) if low <= pair[0]["orderedAt"] <= high]
         return self._sorted(found, lambda f: f["orderedAt"], descending)
+
+
+# docs/online-shop.md, "Items": each type's key templates, as the model's authors wrote them: what a draft of
+# the design (import workbench, init --from-table) must find.
+SHOP_KEYS = {
+    "Customer": {"table": ("c#{customerId}", "c#{customerId}")},
+    "Product": {"table": ("p#{productId}", "p#{productId}")},
+    "Warehouse": {"table": ("w#{warehouseId}", "w#{warehouseId}")},
+    "WarehouseItem": {"table": ("p#{productId}", "w#{warehouseId}"), "GSI2": ("w#{warehouseId}", "p#{productId}")},
+    "OrderItem": {
+        "table": ("o#{orderId}", "p#{productId}"),
+        "GSI1": ("p#{productId}", "{orderedAt}"),
+        "GSI2": ("c#{customerId}", "p#{orderedAt}"),
+    },
+    "Shipment": {
+        "table": ("o#{orderId}", "sh#{shipmentId}"),
+        "GSI1": ("sh#{shipmentId}", "sh#{shipmentId}"),
+        "GSI2": ("w#{warehouseId}", "sh#{shipmentId}"),
+    },
+    "ShipmentItem": {"table": ("o#{orderId}", "shp#{shipmentItemId}"), "GSI1": ("sh#{shipmentId}", "p#{productId}")},
+    "Invoice": {
+        "table": ("o#{orderId}", "i#{invoiceId}"),
+        "GSI1": ("i#{invoiceId}", "i#{invoiceId}"),
+        "GSI2": ("c#{customerId}", "i#{invoicedAt}"),
+    },
+    "Payment": {"table": ("o#{orderId}", "pmn#{paymentId}"), "GSI1": ("i#{invoiceId}", "pmn#{paymentId}")},
+}

@@ -12,34 +12,10 @@ from gateway.dynamo.sampling import KeySchema
 from gateway.server.cli import main
 from gateway.server.declaration_file import load_file
 from gateway.server.drafts import SampleGroup, draft
+from tests.support.online_shop import SHOP_KEYS
 from tests.support.paths import ROOT
 
 MODEL = ROOT / "tests" / "support" / "online_shop_workbench.json"
-
-# docs/online-shop.md, "Items": each type's key templates, as the model's authors wrote them.
-SHOP_KEYS = {
-    "Customer": {"table": ("c#{customerId}", "c#{customerId}")},
-    "Product": {"table": ("p#{productId}", "p#{productId}")},
-    "Warehouse": {"table": ("w#{warehouseId}", "w#{warehouseId}")},
-    "WarehouseItem": {"table": ("p#{productId}", "w#{warehouseId}"), "GSI2": ("w#{warehouseId}", "p#{productId}")},
-    "OrderItem": {
-        "table": ("o#{orderId}", "p#{productId}"),
-        "GSI1": ("p#{productId}", "{orderedAt}"),
-        "GSI2": ("c#{customerId}", "p#{orderedAt}"),
-    },
-    "Shipment": {
-        "table": ("o#{orderId}", "sh#{shipmentId}"),
-        "GSI1": ("sh#{shipmentId}", "sh#{shipmentId}"),
-        "GSI2": ("w#{warehouseId}", "sh#{shipmentId}"),
-    },
-    "ShipmentItem": {"table": ("o#{orderId}", "shp#{shipmentItemId}"), "GSI1": ("sh#{shipmentId}", "p#{productId}")},
-    "Invoice": {
-        "table": ("o#{orderId}", "i#{invoiceId}"),
-        "GSI1": ("i#{invoiceId}", "i#{invoiceId}"),
-        "GSI2": ("c#{customerId}", "i#{invoicedAt}"),
-    },
-    "Payment": {"table": ("o#{orderId}", "pmn#{paymentId}"), "GSI1": ("i#{invoiceId}", "pmn#{paymentId}")},
-}
 
 
 def _templates(path: Path) -> dict[str, dict[str, tuple[str, str]]]:
