@@ -350,6 +350,21 @@ def token_ids(writes: WriteModel, caller: str, token: str) -> dict[str, str]:
     return {writes.token.id_fields[0]: token_key(caller, token)}
 
 
+def _token_put(
+    writes: WriteModel, ids: Mapping[str, str], attributes: Mapping[str, Any], condition: str, expr: Placeholders
+) -> WriteOp:
+    """A Put of a token's item: its claim, its release or its record, on the condition given."""
+    return WriteOp(
+        "Put",
+        writes.model.key(writes.token, ids),
+        Target(writes.token, ids, "token"),
+        item=writes.model.item(writes.token, ids, attributes),
+        condition=condition,
+        names=expr.names,
+        values=expr.values,
+    )
+
+
 def token_claim(
     writes: WriteModel,
     caller: str,
@@ -369,15 +384,8 @@ def token_claim(
     attributes = {"fingerprint": print_, "claim": claim, "partial": dict(partial), "expiresAt": moment + CLAIM_SECONDS}
     pk = expr.name(writes.model.index(None).pk)
     released = f"({expr.name('released')} = {expr.value(True)} AND {expr.name('fingerprint')} = {expr.value(print_)})"
-    return WriteOp(
-        "Put",
-        writes.model.key(writes.token, ids),
-        Target(writes.token, ids, "token"),
-        item=writes.model.item(writes.token, ids, attributes),
-        condition=f"attribute_not_exists({pk}) OR {expr.name('expiresAt')} < {expr.value(moment)} OR {released}",
-        names=expr.names,
-        values=expr.values,
-    )
+    condition = f"attribute_not_exists({pk}) OR {expr.name('expiresAt')} < {expr.value(moment)} OR {released}"
+    return _token_put(writes, ids, attributes, condition, expr)
 
 
 def token_progress(writes: WriteModel, caller: str, token: str, claim: str, counts: Mapping[str, int]) -> WriteOp:
@@ -422,15 +430,7 @@ def token_release(
         "partial": dict(partial),
         "expiresAt": moment + TOKEN_LIFETIME_SECONDS,
     }
-    return WriteOp(
-        "Put",
-        writes.model.key(writes.token, ids),
-        Target(writes.token, ids, "token"),
-        item=writes.model.item(writes.token, ids, attributes),
-        condition=f"{expr.name('claim')} = {expr.value(claim)}",
-        names=expr.names,
-        values=expr.values,
-    )
+    return _token_put(writes, ids, attributes, f"{expr.name('claim')} = {expr.value(claim)}", expr)
 
 
 def token_record(
@@ -450,22 +450,12 @@ def token_record(
     moment = int((now or datetime.now(UTC)).timestamp())
     expr = Placeholders()
     ids = token_ids(writes, caller, token)
-    item = writes.model.item(
-        writes.token,
-        ids,
-        {"fingerprint": print_, "result": dict(result), "expiresAt": moment + TOKEN_LIFETIME_SECONDS},
-    )
+    attributes = {"fingerprint": print_, "result": dict(result), "expiresAt": moment + TOKEN_LIFETIME_SECONDS}
     pk = expr.name(writes.model.index(None).pk)
-    return WriteOp(
-        "Put",
-        writes.model.key(writes.token, ids),
-        Target(writes.token, ids, "token"),
-        item=item,
-        condition=f"attribute_not_exists({pk}) OR {expr.name('expiresAt')} < {expr.value(moment)}"
-        + (f" OR {expr.name('claim')} = {expr.value(claim)}" if claim is not None else ""),
-        names=expr.names,
-        values=expr.values,
+    condition = f"attribute_not_exists({pk}) OR {expr.name('expiresAt')} < {expr.value(moment)}" + (
+        f" OR {expr.name('claim')} = {expr.value(claim)}" if claim is not None else ""
     )
+    return _token_put(writes, ids, attributes, condition, expr)
 
 
 # --- transactions ---------------------------------------------------------------------------------------------
