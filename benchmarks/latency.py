@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import threading
 from collections import Counter
 from urllib.parse import urlsplit
@@ -31,7 +32,7 @@ class LatencyProxy:
         """Requests forwarded so far, by DynamoDB operation (the ``X-Amz-Target`` action)."""
         self.url = ""
         self._server: asyncio.Server | None = None
-        self._clients: set[asyncio.StreamWriter] = set()
+        self._connections: set[asyncio.Task[None]] = set()
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -41,10 +42,12 @@ class LatencyProxy:
         self.url = f"http://127.0.0.1:{self._server.sockets[0].getsockname()[1]}"
 
     async def stop(self) -> None:
+        """Stop serving; every connection, to its client and upstream, is closed before this returns."""
         if self._server is not None:
             self._server.close()
-            for client in list(self._clients):
-                client.close()
+            for task in list(self._connections):
+                task.cancel()
+            await asyncio.gather(*self._connections, return_exceptions=True)
             await self._server.wait_closed()
 
     def __enter__(self) -> LatencyProxy:
@@ -68,7 +71,9 @@ class LatencyProxy:
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         upstream: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
-        self._clients.add(writer)
+        task = asyncio.current_task()
+        assert task is not None
+        self._connections.add(task)
         try:
             while (request := await read_message(reader)) is not None:
                 head, headers, body = request
@@ -89,10 +94,17 @@ class LatencyProxy:
         except (ConnectionError, asyncio.IncompleteReadError):
             return
         finally:
-            self._clients.discard(writer)
-            writer.close()
+            self._connections.discard(task)
+            await _closed(writer)
             if upstream is not None:
-                upstream[1].close()
+                await _closed(upstream[1])
+
+
+async def _closed(writer: asyncio.StreamWriter) -> None:
+    """Close ``writer`` and wait until its socket is released, so none is left for the collector to find."""
+    writer.close()
+    with contextlib.suppress(OSError):
+        await writer.wait_closed()
 
 
 async def _hold(delay: float) -> None:
