@@ -48,6 +48,16 @@ class Gateway:
         self.server.should_exit = True
         self._thread.join(timeout=10)
 
+    def websockets(self) -> int:
+        """The WebSocket connections the server holds open, whether or not their application has finished."""
+        return sum(
+            isinstance(connection, WebSocketProtocol) for connection in list(self.server.server_state.connections)
+        )
+
+    def running(self) -> int:
+        """The requests and connections whose application is still running."""
+        return len(list(self.server.server_state.tasks))
+
     def _count(self, operation: str, headers: Mapping[str, str], body: bytes) -> None:
         self.sent[operation] += 1
 
