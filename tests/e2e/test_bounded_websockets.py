@@ -38,6 +38,11 @@ CUT_OFF = 2 * BOUNDED["ws_send_timeout"] + CLOSE_TIMEOUT
 """How long a reader that fell behind can hold its connection: a send stalls for the send timeout, what is queued and
 the close frame get one more, and the server drops a connection its application has finished within its close
 timeout."""
+UNREAD: dict[str, Any] = {**BOUNDED, "ws_max_operations": 200}
+"""For the clients that do not read: every request is let in at once, so the answers outgrow every buffer however
+slowly the machine makes them, and the client certainly falls behind."""
+ASKED = 150
+"""Answers such a client asks for: 58 MB, far past what socket buffers hold."""
 SLACK = 60.0
 """Room for a loaded machine: the tests assert that the connection ends, not how fast."""
 
@@ -115,15 +120,12 @@ async def test_operations_in_flight_are_bounded_per_connection(bounded: Gateway)
 async def test_a_reader_that_stops_reading_is_cut_off_and_told_why_if_the_close_frame_gets_through(
     gateway_factory: Callable[..., Gateway], table: str
 ) -> None:
-    # Every request is let in at once, so the answers outgrow every buffer however slowly the machine makes them.
-    with gateway_factory(table, **{**BOUNDED, "ws_max_operations": 200}) as gateway:
+    with gateway_factory(table, **UNREAD) as gateway:
         # A client that stops reading: its library buffers one message, then the kernel's buffers fill.
         ws = await _connected(gateway, max_queue=1, ping_interval=None)
-        sent = 150  # 58 MB of answers, far past what socket buffers hold
         messages: list[dict[str, Any]] = []
         try:
-            for n in range(sent):
-                await ws.send(_subscribe(str(n), BIG_QUERY))
+            await _ask_for_big_answers(ws)
             # Not reading until the server is done with the connection: then it has certainly cut the client off.
             await _until_idle(gateway)
             async with asyncio.timeout(CLOSE_TIMEOUT + SLACK):
@@ -137,18 +139,18 @@ async def test_a_reader_that_stops_reading_is_cut_off_and_told_why_if_the_close_
     frame = closed.value.rcvd
     if frame is not None:
         assert (frame.code, frame.reason.split(":")[0]) == (1008, "FELL_BEHIND")
-    assert sum(m["type"] == "complete" for m in messages) < sent
+    assert sum(m["type"] == "complete" for m in messages) < ASKED
 
 
 async def test_a_client_that_never_reads_is_dropped_by_the_server(
     gateway_factory: Callable[..., Gateway], table: str
 ) -> None:
-    with gateway_factory(table, **BOUNDED) as gateway:
+    with gateway_factory(table, **UNREAD) as gateway:
         # No keepalive pings from the client: it must be the server that ends the connection.
         ws = await _connected(gateway, max_queue=1, ping_interval=None)
         try:
             assert gateway.websockets() == 1
-            await _ask_for_big_answers(ws, 60)  # 23 MB, never read
+            await _ask_for_big_answers(ws)
             for _ in range(int((CUT_OFF + SLACK) / 0.2)):
                 if not gateway.websockets():
                     break
@@ -158,11 +160,9 @@ async def test_a_client_that_never_reads_is_dropped_by_the_server(
             ws.transport.abort()
 
 
-async def _ask_for_big_answers(ws: ClientConnection, count: int) -> None:
-    for start in range(0, count, 3):
-        for n in range(start, start + 3):
-            await ws.send(_subscribe(str(n), BIG_QUERY))
-        await asyncio.sleep(0.05)  # mostly under the limit of operations in flight; a refusal is one more message
+async def _ask_for_big_answers(ws: ClientConnection) -> None:
+    for n in range(ASKED):
+        await ws.send(_subscribe(str(n), BIG_QUERY))
 
 
 async def _until_idle(gateway: Gateway) -> None:
