@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 CLOSE_TIMEOUT = 10.0
@@ -16,10 +18,20 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
     is buffered: a peer that stopped reading would hold the socket, and what it was sent, for ever.
     """
 
+    _dropping: asyncio.TimerHandle | None = None
+
     async def run_asgi(self) -> None:
         await super().run_asgi()
-        self.loop.call_later(CLOSE_TIMEOUT, self._drop)
-
-    def _drop(self) -> None:
         if not self.disconnected:
-            self.transport.abort()
+            self._dropping = self.loop.call_later(CLOSE_TIMEOUT, self.transport.abort)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        # A timer left pending would outlive the connection, and keep the server's loop from closing.
+        if self._dropping is not None:
+            self._dropping.cancel()
+        super().connection_lost(exc)
+
+    def shutdown(self) -> None:
+        super().shutdown()
+        if self._dropping is not None:
+            self.transport.abort()  # the server is stopping: nothing left to wait for
