@@ -103,7 +103,10 @@ def _forget(operations: dict[str, asyncio.Task[None]], op_id: str, task: asyncio
 
 class _Outbox:
     """What a connection sends, in order, by one writer: an operation never waits for a slow reader. A reader that
-    leaves ``limit`` messages unread is told FELL_BEHIND and closed."""
+    leaves ``limit`` messages unread, or takes more than ``timeout`` seconds to take one, has fallen behind.
+
+    A send is never cancelled because it is slow: the writer only notes that it is, and the connection decides how
+    long the rest may take."""
 
     def __init__(self, websocket: WebSocket, limit: int, timeout: float) -> None:
         self._websocket = websocket
@@ -131,10 +134,15 @@ class _Outbox:
         self._ready.set()
 
     async def run(self) -> None:
+        loop = asyncio.get_running_loop()
         while True:
             while self._queue:
-                message = self._queue.popleft()
-                await asyncio.wait_for(self._websocket.send_text(encode(message).decode()), self._timeout)
+                text = encode(self._queue.popleft()).decode()
+                stalled = loop.call_later(self._timeout, self.fell_behind.set)
+                try:
+                    await self._websocket.send_text(text)
+                finally:
+                    stalled.cancel()
             if self._closing:
                 return
             self._ready.clear()
@@ -169,8 +177,10 @@ class LiveEndpoint:
         try:
             await self._connection(websocket)
         except _Close as close:
-            with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
-                await websocket.close(close.code, close.reason)
+            # A close frame waits behind what the client has not read: it gets a bound like any other message.
+            with contextlib.suppress(TimeoutError, WebSocketDisconnect, RuntimeError, OSError):
+                async with asyncio.timeout(self._settings.ws_send_timeout):
+                    await websocket.close(close.code, close.reason)
         except (WebSocketDisconnect, RuntimeError, OSError):
             pass  # the client went away (a send after it did fails with one of these)
 
@@ -211,13 +221,16 @@ class LiveEndpoint:
                 outbox.last(
                     [{"id": op_id, "type": "error", "payload": [_errors(behind_)["errors"][0]]} for op_id in ended]
                 )
-                await writing  # what is queued, then the errors, each within the send timeout
-                raise _Close(_FELL_BEHIND, "FELL_BEHIND: the client did not read what was sent")
+                # What is queued, the errors and the close frame get one send timeout in all. Past it the transport
+                # cannot carry them: the application ends, and the server drops the connection unflushed.
+                with contextlib.suppress(TimeoutError, WebSocketDisconnect, RuntimeError, OSError):
+                    async with asyncio.timeout(self._settings.ws_send_timeout):
+                        await writing
+                        await websocket.close(_FELL_BEHIND, "FELL_BEHIND: the client did not read what was sent")
+                return
             for task in (reading, writing):
                 if task.done():
-                    task.result()  # a _Close, a disconnect, or the writer's timeout
-        except TimeoutError:
-            raise _Close(_FELL_BEHIND, "FELL_BEHIND: the client did not read what was sent") from None
+                    task.result()  # a _Close or a disconnect
         finally:
             for task in (reading, writing, behind, *operations.values()):
                 task.cancel()

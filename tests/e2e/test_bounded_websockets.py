@@ -10,11 +10,14 @@ from typing import Any
 import psutil
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
 
+from gateway.server.serving import CLOSE_TIMEOUT
 from tests.support.gateway import Gateway
 from tests.support.live import PROJECTS, put_workspace
 
 BIG = "x" * 390_000
+BIG_QUERY = '{ workspace(workspaceId: "big") { displayName } }'
 
 
 @pytest.fixture(scope="module")
@@ -30,9 +33,23 @@ def table(dynamodb: Any) -> Iterator[str]:
     dynamodb.delete_table(TableName=name)
 
 
+BOUNDED: dict[str, Any] = {"ws_max_operations": 3, "ws_max_queued": 5, "ws_send_timeout": 5.0}
+CUT_OFF = 2 * BOUNDED["ws_send_timeout"] + CLOSE_TIMEOUT
+"""How long a reader that fell behind can hold its connection: a send stalls for the send timeout, what is queued and
+the close frame get one more, and the server drops a connection its application has finished within its close
+timeout."""
+UNREAD: dict[str, Any] = {**BOUNDED, "ws_max_operations": 200}
+"""For the clients that do not read: every request is let in at once, so the answers outgrow every buffer however
+slowly the machine makes them, and the client certainly falls behind."""
+ASKED = 150
+"""Answers such a client asks for: 58 MB, far past what socket buffers hold."""
+SLACK = 60.0
+"""Room for a loaded machine: the tests assert that the connection ends, not how fast."""
+
+
 @pytest.fixture(scope="module")
 def bounded(gateway_factory: Callable[..., Gateway], table: str) -> Iterator[Gateway]:
-    with gateway_factory(table, ws_max_operations=3, ws_max_queued=5, ws_send_timeout=5.0) as gateway:
+    with gateway_factory(table, **BOUNDED) as gateway:
         yield gateway
 
 
@@ -98,3 +115,59 @@ async def test_operations_in_flight_are_bounded_per_connection(bounded: Gateway)
         assert [m["type"] for m in answered] == ["next", "complete"]
     finally:
         await ws.close()
+
+
+async def test_a_reader_that_stops_reading_is_cut_off_and_told_why_if_the_close_frame_gets_through(
+    gateway_factory: Callable[..., Gateway], table: str
+) -> None:
+    with gateway_factory(table, **UNREAD) as gateway:
+        # A client that stops reading: its library buffers one message, then the kernel's buffers fill.
+        ws = await _connected(gateway, max_queue=1, ping_interval=None)
+        messages: list[dict[str, Any]] = []
+        try:
+            await _ask_for_big_answers(ws)
+            # Not reading until the server is done with the connection: then it has certainly cut the client off.
+            await _until_idle(gateway)
+            async with asyncio.timeout(CLOSE_TIMEOUT + SLACK):
+                with pytest.raises(ConnectionClosed) as closed:
+                    while True:
+                        messages.append(json.loads(await ws.recv()))
+        finally:
+            ws.transport.abort()
+    # The close frame travels behind what the buffers hold; when the server cannot get it through in time it drops
+    # the connection instead. A frame that arrives says why.
+    frame = closed.value.rcvd
+    if frame is not None:
+        assert (frame.code, frame.reason.split(":")[0]) == (1008, "FELL_BEHIND")
+    assert sum(m["type"] == "complete" for m in messages) < ASKED
+
+
+async def test_a_client_that_never_reads_is_dropped_by_the_server(
+    gateway_factory: Callable[..., Gateway], table: str
+) -> None:
+    with gateway_factory(table, **UNREAD) as gateway:
+        # No keepalive pings from the client: it must be the server that ends the connection.
+        ws = await _connected(gateway, max_queue=1, ping_interval=None)
+        try:
+            assert gateway.websockets() == 1
+            await _ask_for_big_answers(ws)
+            for _ in range(int((CUT_OFF + SLACK) / 0.2)):
+                if not gateway.websockets():
+                    break
+                await asyncio.sleep(0.2)
+            assert gateway.websockets() == 0, "the server still holds the connection of a client that never reads"
+        finally:
+            ws.transport.abort()
+
+
+async def _ask_for_big_answers(ws: ClientConnection) -> None:
+    for n in range(ASKED):
+        await ws.send(_subscribe(str(n), BIG_QUERY))
+
+
+async def _until_idle(gateway: Gateway) -> None:
+    for _ in range(int((CUT_OFF + SLACK) / 0.2)):
+        if not gateway.running():
+            return
+        await asyncio.sleep(0.2)
+    raise AssertionError("the server is still serving a client that fell behind")

@@ -14,6 +14,7 @@ import uvicorn
 from gateway.config import Settings
 from gateway.dynamo.store import Store
 from gateway.server.app import ACCOUNTING_HEADER, create_app
+from gateway.server.serving import WebSocketProtocol
 
 
 class Gateway:
@@ -23,7 +24,7 @@ class Gateway:
         self.app = create_app(settings, **app_options)
         self.table = settings.table
         self.server = uvicorn.Server(
-            uvicorn.Config(self.app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
+            uvicorn.Config(self.app, host="127.0.0.1", port=0, log_level="warning", lifespan="on", ws=WebSocketProtocol)
         )
         self.sent: Counter[str] = Counter()
         self._thread = threading.Thread(target=self.server.run, daemon=True)
@@ -46,6 +47,16 @@ class Gateway:
         self.http.close()
         self.server.should_exit = True
         self._thread.join(timeout=10)
+
+    def websockets(self) -> int:
+        """The WebSocket connections the server holds open, whether or not their application has finished."""
+        return sum(
+            isinstance(connection, WebSocketProtocol) for connection in list(self.server.server_state.connections)
+        )
+
+    def running(self) -> int:
+        """The requests and connections whose application is still running."""
+        return len(list(self.server.server_state.tasks))
 
     def _count(self, operation: str, headers: Mapping[str, str], body: bytes) -> None:
         self.sent[operation] += 1
