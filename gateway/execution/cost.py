@@ -23,7 +23,7 @@ import itertools
 from collections import OrderedDict
 from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from graphql import (
     ASTValidationRule,
@@ -44,13 +44,13 @@ from graphql.execution.values import VariableValues, get_variable_values
 
 from gateway.config import Settings
 from gateway.design.keys import Ids
-from gateway.design.model import Collection, Entity, Item, Model
+from gateway.design.model import Collection, Entity, Item, Lookup, Model
 from gateway.errors import CostLimit, Forbidden
 from gateway.execution import queries
 from gateway.execution.bound import worst_case
 from gateway.execution.guard import Guard
-from gateway.execution.selection import Scope, Selections, children, fields, object_types
-from gateway.execution.walk import ItemKey, Planned, TooLarge, Walk
+from gateway.execution.selection import Field, Scope, Selections, children, fields, object_types
+from gateway.execution.walk import ItemKey, Planned, TooLarge, Walk, beside, description, placeholders_of
 
 _WRITE_NOTE = (
     "one conditional write (a transaction when counters move); an update by a partial key reads the item first, "
@@ -62,6 +62,8 @@ PREPARED_DOCUMENTS = 256
 """Documents kept parsed, with what validation and the estimate found, per application: most recent first."""
 PREPARED_LENGTH = 16_384
 """Longer document texts are prepared for each request anew rather than kept."""
+
+_Done = TypeVar("_Done")
 
 
 class InvalidVariables(Exception):
@@ -152,6 +154,7 @@ class Planner:
         self.schema = schema
         self.model = model
         self.budget = budget
+        self._lookups = {lookup.name: lookup for lookup in model.lookups}
         self._prepared: OrderedDict[str, Prepared] = OrderedDict()
 
     def prepared(self, query: str) -> Prepared | None:
@@ -287,10 +290,7 @@ class Planner:
             _now(walk.run())
             return Estimate(tuple(walk.planned), tuple(forbidden.items()))
         if operation.operation != OperationType.MUTATION:
-            walk = self._walk(scope, 1, _WorstCase(self.model, guard, forbidden))
-            walk.roots(root, [operation.selection_set])
-            _now(walk.run())
-            return Estimate(tuple(walk.planned), tuple(forbidden.items()))
+            return Estimate(tuple(self._read(scope, root, operation, guard, forbidden)), tuple(forbidden.items()))
         # Mutation fields run one after another: each writes a round after what came before, then reads.
         planned: list[Planned] = []
         start = 0
@@ -307,7 +307,57 @@ class Planner:
             start = max((request.round for request in planned), default=start)
         return Estimate(tuple(planned), tuple(forbidden.items()))
 
-    def _walk(self, scope: Scope, first_round: int, source: _WorstCase) -> Walk:
+    def _read(
+        self,
+        scope: Scope,
+        root: GraphQLObjectType,
+        operation: OperationDefinitionNode,
+        guard: Guard | None,
+        forbidden: dict[str, Forbidden],
+    ) -> list[Planned]:
+        """A query's requests: its root fields' reads walked together, and each lookup's Query and what it starts."""
+        source = _WorstCase(self.model, guard, forbidden)
+        walk = self._walk(scope, 1, source)
+        walk.roots(root, [operation.selection_set])
+        _now(walk.run())
+        planned, objects = list(walk.planned), walk.objects
+        for one in fields(scope, root, [operation.selection_set]):
+            lookup = self._lookups.get(one.name)
+            if lookup is not None:
+                looked_up, objects = self._looked_up(scope, lookup, one, source, objects)
+                planned += looked_up
+        return planned
+
+    def _looked_up(
+        self, scope: Scope, lookup: Lookup, field: Field, source: _WorstCase, objects: int
+    ) -> tuple[list[Planned], int]:
+        """A lookup root field: its Query on the index in the first round (with the first page of a collection
+        beside the entity when the selection asks for one, as the reader sends it), then what the entity found
+        starts, from the second round; and the objects counted so far, with these."""
+        entity = lookup.entity
+        ids = source.written(entity)
+        if not source.permits_item(entity, ids):
+            source.refused(field.key)
+            return [], objects
+        budget = self.budget
+        along = beside(
+            self.model, lookup, children(scope, field, entity.name), budget.default_page_size, budget.max_page_size
+        )
+        walk = self._walk(scope, 2, source, objects + 1)
+        shown = placeholders_of(entity)
+        if along is None:
+            request = queries.lookup_query(self.model, lookup, shown)
+        else:
+            collection, window = along
+            request = queries.parent_and_members_query(self.model, collection, shown, window.size)
+            walk.page_read((queries.binding(collection, ids), window), _now(source.page(collection, ids, window)))
+        described = description(request) if source.explaining else {}
+        planned = [Planned(field.key, "Query", 1, 1, request.limit, described)]
+        walk.known(entity, ids, field, field.key)
+        _now(walk.run())
+        return planned + walk.planned, objects + 1 + walk.objects
+
+    def _walk(self, scope: Scope, first_round: int, source: _WorstCase, objects: int = 0) -> Walk:
         return Walk(
             source,
             scope,
@@ -317,7 +367,7 @@ class Planner:
             max_page_size=self.budget.max_page_size,
             filter_read_calls=self.budget.filter_read_calls,
             max_calls=self.budget.max_calls,
-            max_objects=self.budget.max_objects,
+            max_objects=self.budget.max_objects - objects,
             first_round=first_round,
             refused=source.refused,
         )
@@ -496,11 +546,12 @@ def _fragments(document: DocumentNode) -> dict[str, FragmentDefinitionNode]:
     return {d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)}
 
 
-def _now(work: Coroutine[Any, Any, None]) -> None:
-    """Run a coroutine that never waits (a walk over the worst-case stand-in) to its end."""
+def _now(work: Coroutine[Any, Any, _Done]) -> _Done:
+    """Run a coroutine that never waits (a walk over the worst-case stand-in) to its end; what it returns."""
     try:
         work.send(None)
-    except StopIteration:
-        return
+    except StopIteration as done:
+        result: _Done = done.value
+        return result
     work.close()
     raise RuntimeError("the estimate waited for something")

@@ -22,12 +22,11 @@ from gateway.design.model import Collection, Entity, Item, Lookup, Model
 from gateway.dynamo import accounting, wire
 from gateway.dynamo.accounting import Ledger, current_round, next_round, reached
 from gateway.dynamo.store import BatchResult, Key, QueryRequest, QueryResult
-from gateway.errors import GatewayError
 from gateway.execution import queries
 from gateway.execution.cursors import CursorCodec
 from gateway.execution.guard import Guard
 from gateway.execution.selection import Field, Scope, Selections, children
-from gateway.execution.walk import TooLarge, Walk
+from gateway.execution.walk import TooLarge, Walk, beside
 
 log = logging.getLogger(__name__)
 
@@ -399,7 +398,9 @@ class Reader:
         entity = lookup.entity
         scope = Scope.of(info)
         field = Field(str(info.path.key), tuple(info.field_nodes), info.parent_type.fields[info.field_name], {})
-        along = self._alongside(lookup, children(scope, field, entity.name))
+        settings = self._settings
+        selected = children(scope, field, entity.name)
+        along = beside(self.model, lookup, selected, settings.default_page_size, settings.max_page_size)
         if along is None:
             result = await self.store.query(queries.lookup_query(self.model, lookup, ids), self.ledger)
             read = self._recognise(self._screened(result.items))
@@ -433,22 +434,6 @@ class Reader:
             return None
         await self.expand_field(entity, item, scope, field, str(info.path.key), page)
         return item
-
-    def _alongside(self, lookup: Lookup, selected: list[Field]) -> tuple[Collection, queries.Window] | None:
-        """A collection selected under the lookup whose first page, as declared, follows the entity in its index."""
-        for one in selected:
-            relation = self.model.relations.get(f"{lookup.entity.name}.{one.nodes[0].name.value}")
-            if not isinstance(relation, Collection) or relation.index != lookup.index:
-                continue
-            if not self.model.parent_sorts_with_members(relation) or relation.levels:
-                continue
-            try:
-                window = self.window(one.args, "first" in one.given and one.args.get("first") is not None, relation)
-            except GatewayError:
-                continue  # the field reports its own bad arguments
-            if window.natural:
-                return relation, window
-        return None
 
     async def expand(self, entity: Entity, item: Item, info: GraphQLResolveInfo[Any]) -> None:
         """After a mutation wrote ``item``: read what its result selects, as a query would."""

@@ -30,7 +30,7 @@ from graphql import GraphQLObjectType
 
 from gateway.design import global_ids
 from gateway.design.keys import Ids, validate_id
-from gateway.design.model import Collection, Entity, Item, Link, Model, Root
+from gateway.design.model import Collection, Entity, Item, Link, Lookup, Model, Root
 from gateway.dynamo.store import BATCH_GET_LIMIT
 from gateway.errors import GatewayError
 from gateway.execution import filters, queries
@@ -421,12 +421,7 @@ class Walk:
             raise TooLarge(self._max_objects)
 
     def _window(self, selected: Field, collection: Collection) -> queries.Window | None:
-        """The page ``selected`` asks for; None when its arguments are refused (the field reports why)."""
-        first_given = "first" in selected.given and selected.args.get("first") is not None
-        try:
-            return queries.window(selected.args, first_given, self._default, self._maximum, collection)
-        except GatewayError:
-            return None
+        return window_of(selected, collection, self._default, self._maximum)
 
     # --- one round ------------------------------------------------------------------------------------------
 
@@ -436,10 +431,10 @@ class Walk:
             entities = list(dict.fromkeys(entity for entity, _, _ in round_.reads.values()))
             calls = math.ceil(len(round_.reads) / BATCH_GET_LIMIT)
             first_path = next(iter(round_.reads.values()))[2]
-            keys = [self._model.key(entity, _placeholders(entity)) for entity in entities] if self._describe else []
+            keys = [self._model.key(entity, placeholders_of(entity)) for entity in entities] if self._describe else []
             self._add(first_path, "BatchGetItem", calls, round_.number, len(round_.reads), {"keys": keys})
         for query in round_.queries.values():
-            placeholders = _placeholders(query.collection.parent)
+            placeholders = placeholders_of(query.collection.parent)
             placeholders.update(
                 (name, "{" + name + "}") for name in query.collection.levels if name in query.parent_ids
             )
@@ -454,7 +449,7 @@ class Walk:
                     self._model, query.collection, placeholders, query.window.size, window=query.window, shard=shard
                 )
             shards = query.collection.shards
-            described = _describe(request) if self._describe else {}
+            described = description(request) if self._describe else {}
             if shards > 1 and self._describe:
                 described["partitions"] = queries.partitions(query.collection, placeholders)
             if query.window.filter is None:
@@ -536,12 +531,40 @@ class Walk:
         return key[table.pk], key[table.sk]
 
 
-def _placeholders(entity: Entity) -> dict[str, str]:
+def window_of(selected: Field, collection: Collection, default: int, maximum: int) -> queries.Window | None:
+    """The page ``selected`` asks for; None when its arguments are refused (the field reports why)."""
+    first_given = "first" in selected.given and selected.args.get("first") is not None
+    try:
+        return queries.window(selected.args, first_given, default, maximum, collection)
+    except GatewayError:
+        return None
+
+
+def beside(
+    model: Model, lookup: Lookup, selected: Sequence[Field], default: int, maximum: int
+) -> tuple[Collection, queries.Window] | None:
+    """A collection selected under ``lookup`` whose first page, as declared, follows the entity in the lookup's
+    index: the lookup's one Query reads it too. Execution and the estimate both ask here, so what is estimated is
+    what runs."""
+    for one in selected:
+        relation = model.relations.get(f"{lookup.entity.name}.{one.nodes[0].name.value}")
+        if not isinstance(relation, Collection) or relation.index != lookup.index:
+            continue
+        if not model.parent_sorts_with_members(relation) or relation.levels:
+            continue
+        window = window_of(one, relation, default, maximum)
+        if window is not None and window.natural:
+            return relation, window
+    return None
+
+
+def placeholders_of(entity: Entity) -> dict[str, str]:
     """Ids that format into the key templates themselves: the plan shows ``WS#{workspaceId}``."""
     return {name: "{" + name + "}" for name in entity.all_id_fields}
 
 
-def _describe(request: Any) -> dict[str, Any]:
+def description(request: Any) -> dict[str, Any]:
+    """A Query as explain shows it: its index, key condition, direction, limit and filter."""
     pk_name, pk_value = request.partition
     condition = f"{pk_name} = {pk_value}"
     if request.sort is not None:

@@ -423,6 +423,43 @@ def test_a_lookup_then_reads_what_its_ids_start_in_the_next_round(online_shop: G
     assert (cost, sent) == ((2, 2), {"Query": 1, "BatchGetItem": 1})
 
 
+LOOKUPS = [
+    '{ invoiceById(invoiceId: "50001") { invoiceId amount } }',
+    '{ invoiceById(invoiceId: "50001") { invoiceId payments { nodes { paymentId type amount } } } }',
+    '{ shipmentById(shipmentId: "70002") { shipmentId items(first: 5) { nodes { productId quantity } } } }',
+    '{ shipmentById(shipmentId: "70002") { warehouse { warehouseId } items(first: 1) { nodes { productId'
+    " product { price } } } } }",
+    '{ a: shipmentById(shipmentId: "70002") { warehouse { warehouseId } } b: invoiceById(invoiceId: "50001") {'
+    ' invoiceId } customer(customerId: "10001") { email } }',
+]
+
+
+@pytest.mark.parametrize("query", LOOKUPS)
+def test_the_estimate_of_a_lookup_is_what_it_sends(online_shop: Gateway, query: str) -> None:
+    """A lookup is a Query like any other: the estimate the cost limits judge counts it, and what the entity it
+    finds starts, in the rounds execution takes."""
+    explained = online_shop.query(query, **{"X-Tablegraph-Explain": "1"})["extensions"]["explain"]
+    _, cost, _ = _run(online_shop, query)
+    assert (explained["calls"], explained["rounds"]) == cost
+    lookups = [one for one in explained["requests"] if one["operation"] == "Query" and one["round"] == 1]
+    assert lookups and all(one["index"] == "GSI1" for one in lookups)
+
+
+def test_a_lookup_past_the_call_budget_is_refused_before_any_request(
+    dynamodb: Any, gateway_factory: Callable[..., Gateway]
+) -> None:
+    name = f"shop-{uuid.uuid4().hex[:8]}"
+    create_table(dynamodb, name)
+    try:
+        with gateway_factory(name, declaration=SHOP, max_calls=1) as gateway:
+            body = gateway.query(LOOKUPS[3])
+            assert body["errors"][0]["extensions"]["code"] == "COST_LIMIT"
+            assert body["extensions"]["dynamodb"]["calls"] == 0
+            assert "errors" not in gateway.query(LOOKUPS[0])  # one Query: within the budget
+    finally:
+        dynamodb.delete_table(TableName=name)
+
+
 @pytest.mark.parametrize(
     "query", ['{ invoiceById(invoiceId: "a#b") { orderId } }', '{ shipmentById(shipmentId: "") { orderId } }']
 )
