@@ -701,7 +701,25 @@ class Model:
         member_prefix = collection.member_shape.sk.literal_prefix
         if parent_sk.startswith(member_prefix) or member_prefix.startswith(parent_sk):
             return False
-        return (parent_sk < member_prefix) == collection.ascending
+        if (parent_sk < member_prefix) != collection.ascending:
+            return False
+        # Items of another shape between the parent and its members would take the places the Query's Limit keeps
+        # for members, and a second Query, a round later, would have to fetch the rest: the parent is then read
+        # beside the members' Query instead, at 2 calls in 1 round whatever the data.
+        low, high = sorted((parent_sk, member_prefix))
+        return not any(
+            shape.pk == parent_shape.pk and _sorts_between(shape.sk.literal_prefix, low, high)
+            for entity in self.entities
+            if collection.index in entity.keys
+            for shape in entity.shapes(collection.index)
+            if shape not in (parent_shape, collection.member_shape)
+        )
+
+
+def _sorts_between(prefix: str, low: str, high: str) -> bool:
+    """Whether a key that starts with ``prefix`` can sort strictly between ``low`` and keys that start with
+    ``high``: its prefix lies between them, or is a prefix of ``low`` itself (an id follows, of any value)."""
+    return low < prefix < high or (low.startswith(prefix) and prefix < high)
 
 
 def _candidates_for(candidates: Sequence[_Candidate], pk_head: str, sk_head: str) -> tuple[_Candidate, ...]:

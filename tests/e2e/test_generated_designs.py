@@ -349,7 +349,7 @@ PARENT_JOINS_ONLY_THE_FIRST_PAGE_IN_DECLARED_ORDER = True
 """A parent joins its members' Query only on a ``first`` page read in the collection's declared order. Where the read
 starts at the parent otherwise (``order`` flipped, or a ``last`` page when the parent sorts after its members), it is
 read by a GetItem beside the Query: 2 calls, 1 round, where one Query would do."""
-JOINED_READ_SPANS_OTHER_COLLECTIONS = True
+JOINED_READ_SPANS_OTHER_COLLECTIONS = False
 """The parent joins its members' Query even when another collection's items sort between them: the Query reads those
 too, and when they outnumber its Limit a second Query follows in a second round (data decides: 1 call, or 2 calls in
 2 rounds), where the parent's GetItem beside a ``begins_with`` Query takes 2 calls in 1 round whatever the data."""

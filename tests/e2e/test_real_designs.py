@@ -709,3 +709,54 @@ def test_a_date_in_a_sparse_index_moves_the_item_and_its_removal_takes_it_out(
         "task": {"taskId": "t2", "boardId": None, "dueOn": None},
         "board": {"agenda": {"nodes": [{"taskId": "t1"}]}},
     }
+
+
+# --- a parent and its members with another collection's items sorted between them ---------------------------------
+
+SHELF = Entity("Shelf", {None: KeyShape.of("SHELF#{shelfId}", "A")}, {"label": Attribute("S")})
+BOOK = Entity("Book", {None: KeyShape.of("SHELF#{shelfId}", "C#{bookId}")}, {"title": Attribute("S")})
+NOTE = Entity("Note", {None: KeyShape.of("SHELF#{shelfId}", "B#{noteId}")}, {"text": Attribute("S")})
+SHELVES = Declaration(
+    Model(
+        "shelves",
+        (TABLE,),
+        (SHELF, BOOK, NOTE),
+        collections=(
+            Collection("Shelf.books", SHELF, BOOK, ascending=True),
+            Collection("Shelf.notes", SHELF, NOTE, ascending=True),
+        ),
+    )
+)
+SHELF_ITEMS = [
+    {"PK": "SHELF#s1", "SK": "A", "label": "fiction"},
+    *({"PK": "SHELF#s1", "SK": f"B#{n:02}", "text": f"note {n}"} for n in range(12)),
+    *({"PK": "SHELF#s1", "SK": f"C#{n}", "title": f"book {n}"} for n in range(3)),
+]
+
+
+@pytest.fixture(scope="module")
+def shelves(dynamodb: Any, endpoint: str, gateway_factory: Callable[..., Gateway]) -> Iterator[tuple[Gateway, str]]:
+    yield from _serve(dynamodb, endpoint, gateway_factory, SHELVES, SHELF_ITEMS)
+
+
+def test_a_parent_is_read_beside_its_members_when_other_items_sort_between_them(
+    shelves: tuple[Gateway, str],
+) -> None:
+    """The shelf sorts at the head of its partition, but its notes sort between it and its books: one Query from the
+    shelf would read the notes first, and need a second Query a round later. The shelf is read beside the books'
+    Query instead: 2 calls in 1 round whatever the data, as estimated; a shelf's notes, right after it, still come
+    with it in one Query."""
+    gateway, _ = shelves
+    query = '{ shelf(shelfId: "s1") { label books(first: 2) { nodes { bookId title } pageInfo { hasNextPage } } } }'
+    data, cost = _data(gateway, query)
+    assert data["shelf"] == {
+        "label": "fiction",
+        "books": {
+            "nodes": [{"bookId": "0", "title": "book 0"}, {"bookId": "1", "title": "book 1"}],
+            "pageInfo": {"hasNextPage": True},
+        },
+    }
+    explained = gateway.query(query, **{"X-Tablegraph-Explain": "1"})["extensions"]["explain"]
+    assert cost == (explained["calls"], explained["rounds"]) == (2, 1)
+    _, cost = _data(gateway, '{ shelf(shelfId: "s1") { label notes(first: 2) { nodes { noteId } } } }')
+    assert cost == (1, 1)
