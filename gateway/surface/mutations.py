@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import strawberry
 
 from gateway.design.keys import validate_id
-from gateway.design.model import Entity, Item, graphql_name
+from gateway.design.model import Entity, Item, Numbering, graphql_name
 from gateway.errors import BadUserInput, Conflict, NotFound, Unavailable
 from gateway.surface.builder import Builder
 from gateway.surface.inputs import describe, expected_version, input_attributes, inputs, on_create, token_of
@@ -61,7 +61,9 @@ def mutation_type(builder: Builder) -> Any:
 
 def _create_description(builder: Builder, entity: Entity) -> str:
     text = f"A new {entity.name}"
-    if entity.mint is not None:
+    if isinstance(entity.minted, Numbering):
+        text += f", numbered {entity.mint} from its {entity.minted.parent}'s {entity.minted.counter}"
+    elif entity.mint is not None:
         text += f", with a time-ordered {entity.mint}"
     parents = [f"the {counted.collection.parent.name}" for counted in builder.declaration.writes.parents_of(entity)]
     if parents:
@@ -99,8 +101,7 @@ def _create(builder: Builder, entity: Entity, verb: str) -> Callable[..., Any]:
             for name in given
             if getattr(data, name) is not None
         }
-        if entity.mint is not None:
-            ids[entity.mint] = building.mint_id()
+        ids.update(building.minted(entity))
         attributes = {**inputs(entity, data), **on_create(entity, ids)}
         token = token_of(info, client_token, data)
         return await _written(

@@ -1,0 +1,180 @@
+"""A design's own write rules through a served gateway: numbers from a counter on the parent, ULIDs, and sets."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from gateway.writes.writer import SEQUENCE_ATTEMPTS
+from tests.support.gateway import Gateway
+from tests.support.helpdesk import HELPDESK
+from tests.support.mutations import mutate, mutation, post_all
+
+TICKET = "... on Ticket { ticketNumber title }"
+REQUEST = "... on Request { requestNumber }"
+
+
+@pytest.fixture(scope="module")
+def desk(served: Callable[..., Gateway]) -> Gateway:
+    return served(HELPDESK)
+
+
+@pytest.fixture
+def project(desk: Gateway) -> str:
+    """A new project, with no number taken yet."""
+    project_id = f"p-{uuid.uuid4().hex[:8]}"
+    result, _ = mutate(desk, "createProject", {"projectId": project_id, "name": "Desk"})
+    assert result["__typename"] == "Project"
+    return project_id
+
+
+def stored(dynamodb: Any, desk: Gateway, pk: str, sk: str) -> dict[str, Any] | None:
+    """An item as DynamoDB holds it, in its wire form, read with plain boto3 (strongly consistent)."""
+    key = {"PK": {"S": pk}, "SK": {"S": sk}}
+    found: dict[str, Any] | None = dynamodb.get_item(TableName=desk.table, Key=key, ConsistentRead=True).get("Item")
+    return found
+
+
+def test_tickets_and_requests_take_the_next_numbers_of_one_sequence(desk: Gateway, project: str, dynamodb: Any) -> None:
+    first, operations = mutate(desk, "createTicket", {"projectId": project, "title": "Printer"}, TICKET)
+    second, _ = mutate(desk, "createRequest", {"projectId": project, "title": "Laptop"}, REQUEST)
+    third, _ = mutate(desk, "createTicket", {"projectId": project, "title": "Wi-Fi"}, TICKET)
+
+    assert (first["ticketNumber"], second["requestNumber"], third["ticketNumber"]) == ("1", "2", "3")
+    # The counter is read, then taken in the transaction that writes the ticket and counts it.
+    assert operations == {"GetItem": 1, "TransactWriteItems": 1}
+    # Padded where the key says so, plain where it does not; the copy of the number holds it as given.
+    ticket = stored(dynamodb, desk, f"PROJ#{project}", "TICKET#0000003")
+    assert ticket is not None and ticket["number"] == {"S": "3"}
+    assert stored(dynamodb, desk, f"PROJ#{project}", "REQUEST#2") is not None
+    parent = stored(dynamodb, desk, f"PROJ#{project}", "META")
+    assert parent is not None and (parent["lastNumber"], parent["ticketCount"]) == ({"N": "3"}, {"N": "2"})
+
+
+def test_a_numbered_ticket_is_read_back_by_its_number(desk: Gateway, project: str) -> None:
+    for title in ("a", "b"):
+        mutate(desk, "createTicket", {"projectId": project, "title": title})
+
+    body = desk.query(
+        'query($p: ID!) { ticket(projectId: $p, ticketNumber: "2") { title number: ticketNumber }'
+        " project(projectId: $p) { lastNumber tickets(first: 5) { nodes { ticketNumber } } } }",
+        {"p": project},
+    )
+
+    assert body["data"]["ticket"] == {"title": "b", "number": "2"}
+    assert body["data"]["project"] == {
+        "lastNumber": 2,
+        "tickets": {"nodes": [{"ticketNumber": "1"}, {"ticketNumber": "2"}]},
+    }
+
+
+def test_concurrent_creates_take_distinct_gap_free_numbers(desk: Gateway, project: str, dynamodb: Any) -> None:
+    requests = [
+        (mutation(field, selection), {"input": {"projectId": project, "title": f"t{i}"}})
+        for i, (field, selection) in enumerate([("createTicket", TICKET), ("createRequest", REQUEST)] * 4)
+    ]
+
+    desk.sent.clear()
+    bodies = post_all(desk, requests)
+
+    answers = [next(iter(body["data"].values())) for body in bodies]
+    assert all(answer["__typename"] in ("Ticket", "Request") for answer in answers), answers
+    numbers = sorted(int(answer.get("ticketNumber") or answer["requestNumber"]) for answer in answers)
+    assert numbers == list(range(1, len(requests) + 1))
+    parent = stored(dynamodb, desk, f"PROJ#{project}", "META")
+    assert parent is not None and (parent["lastNumber"], parent["ticketCount"]) == ({"N": "8"}, {"N": "4"})
+    # Each create read the counter once: one that lost a number learnt the counter from the refusal.
+    assert desk.sent["GetItem"] == len(requests)
+
+
+def take_numbers_first(
+    monkeypatch: pytest.MonkeyPatch, desk: Gateway, dynamodb: Any, project: str, times: int
+) -> list[int]:
+    """Make another writer take the next number between the gateway's read of the counter and its first ``times``
+    transactions (a spy around the store's real write); the list counts the writes the spy saw."""
+    store = desk.app.state.store
+    real = store.write
+    seen: list[int] = []
+
+    async def write(ops: Any, ledger: Any) -> Any:
+        seen.append(len(ops))
+        if len(seen) <= times:
+            dynamodb.update_item(
+                TableName=desk.table,
+                Key={"PK": {"S": f"PROJ#{project}"}, "SK": {"S": "META"}},
+                UpdateExpression="ADD lastNumber :one",
+                ExpressionAttributeValues={":one": {"N": "1"}},
+            )
+        return await real(ops, ledger)
+
+    monkeypatch.setattr(store, "write", write)
+    return seen
+
+
+def test_a_create_that_loses_its_number_takes_the_next_without_reading_again(
+    desk: Gateway, project: str, dynamodb: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    writes = take_numbers_first(monkeypatch, desk, dynamodb, project, times=1)
+
+    result, operations = mutate(desk, "createTicket", {"projectId": project, "title": "late"}, TICKET)
+
+    assert result == {"__typename": "Ticket", "ticketNumber": "2", "title": "late"}
+    assert operations == {"GetItem": 1, "TransactWriteItems": 2} and len(writes) == 2
+    assert stored(dynamodb, desk, f"PROJ#{project}", "TICKET#0000001") is None
+
+
+def test_a_create_that_keeps_losing_its_number_gives_up_with_a_conflict(
+    desk: Gateway, project: str, dynamodb: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    writes = take_numbers_first(monkeypatch, desk, dynamodb, project, times=1000)
+
+    result, operations = mutate(desk, "createTicket", {"projectId": project, "title": "never"}, TICKET)
+
+    assert result["__typename"] == "ConflictError" and result["reason"] == "CHANGED"
+    assert "lost Project.lastNumber" in result["message"]
+    assert operations["TransactWriteItems"] == len(writes) == SEQUENCE_ATTEMPTS
+
+
+def test_a_numbered_create_under_a_missing_project_is_not_found(desk: Gateway, dynamodb: Any) -> None:
+    missing = f"p-{uuid.uuid4().hex[:8]}"
+
+    result, operations = mutate(desk, "createTicket", {"projectId": missing, "title": "x"}, TICKET)
+
+    assert result["__typename"] == "NotFoundError" and result["entity"] == "Project"
+    assert operations == {"GetItem": 1}
+    assert stored(dynamodb, desk, f"PROJ#{missing}", "TICKET#0000001") is None
+
+
+def test_a_counter_behind_the_items_is_a_conflict_not_an_overwrite(desk: Gateway, project: str, dynamodb: Any) -> None:
+    # Another tool wrote ticket 1 and left the counter as it was.
+    item = {"PK": {"S": f"PROJ#{project}"}, "SK": {"S": "TICKET#0000001"}, "title": {"S": "theirs"}}
+    dynamodb.put_item(TableName=desk.table, Item=item)
+
+    result, _ = mutate(desk, "createTicket", {"projectId": project, "title": "ours"}, TICKET)
+
+    assert result["__typename"] == "ConflictError" and result["reason"] == "ALREADY_EXISTS"
+    assert "lastNumber is behind" in result["message"]
+    stored_ticket = stored(dynamodb, desk, f"PROJ#{project}", "TICKET#0000001")
+    assert stored_ticket is not None and stored_ticket["title"] == {"S": "theirs"}
+    parent = stored(dynamodb, desk, f"PROJ#{project}", "META")
+    assert parent is not None and "lastNumber" not in parent
+
+
+def test_events_with_ulids_are_listed_in_the_order_they_were_created(desk: Gateway, project: str) -> None:
+    created = [
+        mutate(desk, "createEvent", {"projectId": project, "what": f"e{i}"}, "... on Event { eventId }")[0]["eventId"]
+        for i in range(6)
+    ]
+
+    body = desk.query(
+        "query($p: ID!) { project(projectId: $p) { events(first: 10) { nodes { eventId what } } } }", {"p": project}
+    )
+
+    nodes = body["data"]["project"]["events"]["nodes"]
+    assert [node["what"] for node in nodes] == [f"e{i}" for i in range(6)]
+    assert [node["eventId"] for node in nodes] == created
+    assert all(re.fullmatch("[0-9A-HJKMNP-TV-Z]{26}", one) for one in created)
