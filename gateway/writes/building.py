@@ -17,6 +17,7 @@ from typing import Any, Literal
 from gateway.design.declaration import Counted, WriteModel
 from gateway.design.keys import Ids
 from gateway.design.model import Entity, Item, Model, Numbering, indexed_values
+from gateway.design.values import SetChange
 from gateway.dynamo.requests import TRANSACTION_LIMIT, Placeholders, Refused, Role, Target, WriteOp
 
 VERSION = "version"
@@ -131,6 +132,8 @@ def update(
     A change of an attribute that an index's sort key holds sets that index's keys anew (``ids`` then holds the
     other values of those keys), or removes them when the value is removed (a sparse index)."""
     expr = Placeholders()
+    members = {name: value for name, value in changes.items() if isinstance(value, SetChange)}
+    changes = {name: value for name, value in changes.items() if name not in members}
     sets = [f"{expr.name(name)} = {expr.value(value)}" for name, value in changes.items() if value is not None]
     sets.append(f"{expr.name(VERSION)} = {expr.value(expected_version + 1)}")
     sets.append(f"{expr.name(WRITE_ID)} = {expr.value(write_id)}")
@@ -142,6 +145,7 @@ def update(
         else:
             sets += [f"{expr.name(name)} = {expr.value(value)}" for name, value in keys.items()]
     expression = "SET " + ", ".join(sets) + (" REMOVE " + ", ".join(removes) if removes else "")
+    expression += _set_members(expr, members)
     conditions = [f"attribute_exists({expr.name(model.index(None).pk)})", *_index_keys_are(model, entity, ids, expr)]
     condition = " AND ".join([*conditions, _version_is(expr, expected_version)])
     return WriteOp(
@@ -155,6 +159,16 @@ def update(
         write_id=write_id,
         version=expected_version + 1,
     )
+
+
+def _set_members(expr: Placeholders, members: Mapping[str, SetChange]) -> str:
+    """The ``ADD`` and ``DELETE`` clauses of an update's set members: DynamoDB creates a set added to that is
+    absent, and removes a set whose last member is removed."""
+    adds = [f"{expr.name(name)} {expr.value(set(change.add))}" for name, change in members.items() if change.add]
+    deletes = [
+        f"{expr.name(name)} {expr.value(set(change.remove))}" for name, change in members.items() if change.remove
+    ]
+    return (" ADD " + ", ".join(adds) if adds else "") + (" DELETE " + ", ".join(deletes) if deletes else "")
 
 
 def rekeyed(model: Model, entity: Entity, ids: Ids, changes: Mapping[str, Any]) -> dict[str, dict[str, str] | None]:

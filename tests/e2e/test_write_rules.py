@@ -178,3 +178,52 @@ def test_events_with_ulids_are_listed_in_the_order_they_were_created(desk: Gatew
     assert [node["what"] for node in nodes] == [f"e{i}" for i in range(6)]
     assert [node["eventId"] for node in nodes] == created
     assert all(re.fullmatch("[0-9A-HJKMNP-TV-Z]{26}", one) for one in created)
+
+
+SETS = "... on Ticket { labels points version }"
+
+
+def update_ticket(desk: Gateway, project: str, number: str, version: int, **changes: Any) -> Any:
+    data = {"projectId": project, "ticketNumber": number, "expectedVersion": version, **changes}
+    return mutate(desk, "updateTicket", data, SETS)
+
+
+def test_sets_are_added_to_and_removed_from_down_to_null(desk: Gateway, project: str, dynamodb: Any) -> None:
+    mutate(desk, "createTicket", {"projectId": project, "title": "sets"})
+
+    created, operations = update_ticket(desk, project, "1", 1, addToLabels=["b", "a"], addToPoints=[3, 1.5])
+    added, _ = update_ticket(desk, project, "1", 2, addToLabels=["c", "a"])
+    removed, _ = update_ticket(desk, project, "1", 3, removeFromLabels=["a", "x"], removeFromPoints=[3])
+    emptied, _ = update_ticket(desk, project, "1", 4, removeFromLabels=["b", "c"], removeFromPoints=[1.5])
+
+    # An absent set is created by adding to it, in the one UpdateItem of an update.
+    assert created == {"__typename": "Ticket", "labels": ["a", "b"], "points": [1.5, 3], "version": 2}
+    assert operations == {"UpdateItem": 1}
+    assert (added["labels"], removed["labels"], removed["points"]) == (["a", "b", "c"], ["b", "c"], [1.5])
+    # DynamoDB removes a set with its last member: it is served as null, like a set never written.
+    assert emptied == {"__typename": "Ticket", "labels": None, "points": None, "version": 5}
+    item = stored(dynamodb, desk, f"PROJ#{project}", "TICKET#0000001")
+    assert item is not None and "labels" not in item and "points" not in item
+
+
+def test_a_set_replaced_and_added_to_in_one_update_is_refused(desk: Gateway, project: str, dynamodb: Any) -> None:
+    mutate(desk, "createTicket", {"projectId": project, "title": "sets"})
+
+    both, operations = update_ticket(desk, project, "1", 1, labels=["a"], addToLabels=["b"])
+    either, _ = update_ticket(desk, project, "1", 1, addToLabels=["b"], removeFromLabels=["a"])
+
+    assert both["__typename"] == "ValidationFailedError" and both["field"] == "addToLabels"
+    assert "which this input replaces too" in both["message"] and operations == {}
+    assert either["__typename"] == "ValidationFailedError" and either["field"] == "removeFromLabels"
+    item = stored(dynamodb, desk, f"PROJ#{project}", "TICKET#0000001")
+    assert item is not None and item["version"] == {"N": "1"} and "labels" not in item
+
+
+def test_a_replaced_set_is_still_replaced(desk: Gateway, project: str) -> None:
+    mutate(desk, "createTicket", {"projectId": project, "title": "sets", "labels": ["x", "y"]})
+
+    replaced, _ = update_ticket(desk, project, "1", 1, labels=["z"], addToPoints=[2])
+    cleared, _ = update_ticket(desk, project, "1", 2, labels=[])
+
+    assert (replaced["labels"], replaced["points"]) == (["z"], [2])
+    assert cleared["labels"] is None
