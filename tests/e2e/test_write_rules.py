@@ -139,6 +139,20 @@ def test_a_create_that_keeps_losing_its_number_gives_up_with_a_conflict(
     assert operations["TransactWriteItems"] == len(writes) == SEQUENCE_ATTEMPTS
 
 
+def test_a_numbered_create_sent_again_with_its_token_answers_the_number_it_took(
+    desk: Gateway, project: str, dynamodb: Any
+) -> None:
+    token = uuid.uuid4().hex
+    data = {"projectId": project, "title": "once"}
+
+    first, _ = mutate(desk, "createTicket", data, TICKET, token=token)
+    again, _ = mutate(desk, "createTicket", data, TICKET, token=token)
+
+    assert first == again == {"__typename": "Ticket", "ticketNumber": "1", "title": "once"}
+    parent = stored(dynamodb, desk, f"PROJ#{project}", "META")
+    assert parent is not None and (parent["lastNumber"], parent["ticketCount"]) == ({"N": "1"}, {"N": "1"})
+
+
 def test_a_numbered_create_under_a_missing_project_is_not_found(desk: Gateway, dynamodb: Any) -> None:
     missing = f"p-{uuid.uuid4().hex[:8]}"
 
