@@ -87,15 +87,13 @@ class Writer:
         numbering, mint = entity.minted, entity.mint
         if not isinstance(numbering, Numbering) or mint is None:
             return await self._create(entity, ids, attributes, expected, token, None)
-        seen = await self._sequence(entity, numbering, ids)
+        seen = await self._sequence(numbering, ids)
         for _ in range(SEQUENCE_ATTEMPTS):
             number = str(seen + 1)
             # Stored copies of the minted id (``from_id``) are known only now.
-            copies_ = {name: number for name, spec in entity.declared.items() if spec.from_id == mint}
+            held = {name: number for name, spec in entity.declared.items() if spec.from_id == mint}
             try:
-                return await self._create(
-                    entity, {**ids, mint: number}, {**attributes, **copies_}, expected, token, seen
-                )
+                return await self._create(entity, {**ids, mint: number}, {**attributes, **held}, expected, token, seen)
             except _Outnumbered as lost:
                 seen = lost.seen
         raise Conflict(
@@ -132,9 +130,9 @@ class Writer:
             return applied.item
         return _as_read(put.item or {})
 
-    async def _sequence(self, entity: Entity, numbering: Numbering, ids: Ids) -> int:
-        """The last number the counter ``entity`` is numbered from has given (0 for none); NotFound without the
-        parent item."""
+    async def _sequence(self, numbering: Numbering, ids: Ids) -> int:
+        """The last number ``numbering``'s counter gave on the parent that ``ids`` name (0 for none); NotFound
+        without the parent item."""
         parent = self.model.entity(numbering.parent)
         assert parent is not None  # the model's validation saw to it
         pids = {name: ids[name] for name in parent.id_fields}
