@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -83,3 +84,16 @@ def test_how_an_id_is_minted_needs_the_id() -> None:
 def test_text_minted_into_a_padded_number_is_refused(kind: str) -> None:
     with pytest.raises(ValueError, match=f"Ticket.ticketNumber: a {kind} id is text, and 'TICKET#{{ticketNumber:07}}'"):
         ticket(minted=kind)
+
+
+def test_a_minted_id_declared_as_an_attribute_too_is_refused() -> None:
+    with pytest.raises(
+        ValueError, match=re.escape("Ticket: ticketNumber is an attribute, in the key 'TICKET#{ticketNumber:07}'")
+    ):
+        Entity(
+            "Ticket",
+            {None: KeyShape.of("PROJ#{projectId}", "TICKET#{ticketNumber:07}")},
+            {"ticketNumber": "INT"},
+            mint="ticketNumber",
+            minted=Numbering("Project", "lastNumber"),
+        )
