@@ -91,11 +91,9 @@ def test_concurrent_creates_take_distinct_gap_free_numbers(desk: Gateway, projec
     assert desk.sent["GetItem"] == len(requests)
 
 
-def take_numbers_first(
-    monkeypatch: pytest.MonkeyPatch, desk: Gateway, dynamodb: Any, project: str, times: int
-) -> list[int]:
-    """Make another writer take the next number between the gateway's read of the counter and its first ``times``
-    transactions (a spy around the store's real write); the list counts the writes the spy saw."""
+def before_writes(monkeypatch: pytest.MonkeyPatch, desk: Gateway, times: int, meddle: Callable[[], Any]) -> list[int]:
+    """Let another writer ``meddle`` between the gateway's read of a counter and each of its first ``times`` writes
+    (a spy around the store's real write); the list counts the writes the spy saw."""
     store = desk.app.state.store
     real = store.write
     seen: list[int] = []
@@ -103,16 +101,28 @@ def take_numbers_first(
     async def write(ops: Any, ledger: Any) -> Any:
         seen.append(len(ops))
         if len(seen) <= times:
-            dynamodb.update_item(
-                TableName=desk.table,
-                Key={"PK": {"S": f"PROJ#{project}"}, "SK": {"S": "META"}},
-                UpdateExpression="ADD lastNumber :one",
-                ExpressionAttributeValues={":one": {"N": "1"}},
-            )
+            meddle()
         return await real(ops, ledger)
 
     monkeypatch.setattr(store, "write", write)
     return seen
+
+
+def take_numbers_first(
+    monkeypatch: pytest.MonkeyPatch, desk: Gateway, dynamodb: Any, project: str, times: int
+) -> list[int]:
+    """Another writer takes the next number of ``project`` before each of the gateway's first ``times`` writes."""
+    return before_writes(
+        monkeypatch,
+        desk,
+        times,
+        lambda: dynamodb.update_item(
+            TableName=desk.table,
+            Key={"PK": {"S": f"PROJ#{project}"}, "SK": {"S": "META"}},
+            UpdateExpression="ADD lastNumber :one",
+            ExpressionAttributeValues={":one": {"N": "1"}},
+        ),
+    )
 
 
 def test_a_create_that_loses_its_number_takes_the_next_without_reading_again(
@@ -151,6 +161,19 @@ def test_a_numbered_create_sent_again_with_its_token_answers_the_number_it_took(
     assert first == again == {"__typename": "Ticket", "ticketNumber": "1", "title": "once"}
     parent = stored(dynamodb, desk, f"PROJ#{project}", "META")
     assert parent is not None and (parent["lastNumber"], parent["ticketCount"]) == ({"N": "1"}, {"N": "1"})
+
+
+def test_a_project_deleted_after_its_counter_was_read_is_not_found(
+    desk: Gateway, project: str, dynamodb: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    key = {"PK": {"S": f"PROJ#{project}"}, "SK": {"S": "META"}}
+    before_writes(monkeypatch, desk, 1, lambda: dynamodb.delete_item(TableName=desk.table, Key=key))
+
+    result, operations = mutate(desk, "createTicket", {"projectId": project, "title": "orphan"}, TICKET)
+
+    assert result["__typename"] == "NotFoundError" and result["entity"] == "Project"
+    assert operations == {"GetItem": 1, "TransactWriteItems": 1}
+    assert stored(dynamodb, desk, f"PROJ#{project}", "TICKET#0000001") is None
 
 
 def test_a_numbered_create_under_a_missing_project_is_not_found(desk: Gateway, dynamodb: Any) -> None:
