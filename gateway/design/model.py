@@ -192,10 +192,17 @@ class Numbering:
     """Ids minted as the numbers 1, 2, 3, ... of one parent item (a project's tickets): ``counter``, an attribute of
     the ``parent`` entity that the gateway keeps, holds the last number taken (absent: none yet), and a create
     takes the next one in the transaction that writes its item. Entities numbered from the same parent and counter
-    share one sequence. The parent's table key is found from the new item's ids of the same names."""
+    share one sequence."""
 
     parent: str
     counter: str
+    ids: Mapping[str, str] = field(default_factory=dict)
+    """Which id of the numbered item supplies each id of the parent's table key, by role (``{"name": "owner"}``:
+    the parent's ``name`` is the item's ``owner``); ids not named are the item's ids of the same name."""
+
+    def parent_ids(self, parent: Entity, ids: Ids) -> dict[str, str]:
+        """The parent's table key from the numbered item's ids."""
+        return {name: ids[self.ids.get(name, name)] for name in parent.id_fields}
 
 
 MintKind = Literal["time", "ulid"]
@@ -934,12 +941,20 @@ def _validate_numbering(model: Model, entity: Entity, numbering: Numbering) -> N
     counted = [c.name for c in model.collections if c.parent is parent and c.counter == numbering.counter]
     if counted:
         raise ValueError(f"{where}: that attribute counts {counted[0]}'s members; a sequence needs its own")
+    unknown = sorted(set(numbering.ids) - set(parent.id_fields))
+    if unknown:
+        raise ValueError(f"{where}: ids maps {unknown}, which are not ids of {parent.name}'s table key")
     given = entity.all_id_fields - {entity.mint}
-    missing = sorted(set(parent.id_fields) - given)
+    missing = [
+        f"{name}={numbering.ids.get(name, name)}"
+        for name in parent.id_fields
+        if numbering.ids.get(name, name) not in given
+    ]
     if missing:
         raise ValueError(
             f"{where}: its other ids lack {parent.name}'s {', '.join(missing)}, so no parent item is known to"
-            f" number it from: put {parent.name}'s ids in {entity.name}'s keys, or mint it as 'time' or 'ulid'"
+            f" number it from: put {parent.name}'s ids in {entity.name}'s keys, name the id that holds each with"
+            " ids={'<parent id>': '<id>'}, or mint it as 'time' or 'ulid'"
         )
 
 

@@ -329,15 +329,20 @@ class _Builder:
         )
 
     def minted(self, spec: Any, path: KeyPath) -> MintKind | Numbering:
-        """``time``, ``ulid``, or ``{parent: Project, counter: lastNumber}`` for numbers from a counter."""
+        """``time``, ``ulid``, or ``{parent: Project, counter: lastNumber, ids: {...}}`` for numbers from a
+        counter."""
         if spec in ("time", "ulid"):
             return spec  # type: ignore[no-any-return]
         if not isinstance(spec, dict):
             raise self.fail(path, "an id is minted as time, ulid or {parent: <entity>, counter: <attribute>}")
-        data = self.mapping(spec, path, {"parent", "counter"})
-        if set(data) != {"parent", "counter"}:
+        data = self.mapping(spec, path, {"parent", "counter", "ids"})
+        if not {"parent", "counter"} <= set(data):
             raise self.fail(path, "numbers are counted by an attribute of a parent: give both parent and counter")
-        return Numbering(self.text(data["parent"], (*path, "parent")), self.text(data["counter"], (*path, "counter")))
+        return Numbering(
+            self.text(data["parent"], (*path, "parent")),
+            self.text(data["counter"], (*path, "counter")),
+            self.names(data.get("ids", {}), (*path, "ids")),
+        )
 
     def attribute(self, spec: Any, path: KeyPath) -> Attribute:
         if isinstance(spec, str):

@@ -284,7 +284,7 @@ def numbered(model: Model, entity: Entity, ids: Ids, ops: list[WriteOp], seen: i
     assert isinstance(numbering, Numbering)
     parent = model.entity(numbering.parent)
     assert parent is not None
-    pids = {name: ids[name] for name in parent.id_fields}
+    pids = numbering.parent_ids(parent, ids)
     key = model.key(parent, pids)
     at = next((i for i, op in enumerate(ops) if op.key == key), None)
     if at is None:

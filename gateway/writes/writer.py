@@ -135,7 +135,7 @@ class Writer:
         without the parent item."""
         parent = self.model.entity(numbering.parent)
         assert parent is not None  # the model's validation saw to it
-        pids = {name: ids[name] for name in parent.id_fields}
+        pids = numbering.parent_ids(parent, ids)
         self.guard.check_item(parent, pids)
         item = await self.store.get_item(self.model.key(parent, pids), self.ledger)
         if item is None:

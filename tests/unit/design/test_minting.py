@@ -56,8 +56,33 @@ def test_a_numbered_id_without_its_parents_ids_is_refused() -> None:
         minted=Numbering("Project", "lastNumber"),
     )
 
-    with pytest.raises(ValueError, match="its other ids lack Project's projectId, so no parent item is known"):
+    with pytest.raises(ValueError, match="its other ids lack Project's projectId=projectId, so no parent item is"):
         Model("t", (TABLE,), (project(lastNumber=KEPT), orphan))
+
+
+def test_a_parent_id_held_by_another_name_is_mapped_by_role() -> None:
+    board = Entity(
+        "Ticket",
+        {None: KeyShape.of("BOARD#{board}", "TICKET#{ticketNumber:07}")},
+        mint="ticketNumber",
+        minted=Numbering("Project", "lastNumber", ids={"projectId": "board"}),
+    )
+    model = Model("t", (TABLE,), (project(lastNumber=KEPT), board))
+
+    assert board.minted == Numbering("Project", "lastNumber", {"projectId": "board"})
+    assert isinstance(board.minted, Numbering)
+    parent = model.entity("Project")
+    assert parent is not None and board.minted.parent_ids(parent, {"board": "b1", "ticketNumber": "3"}) == {
+        "projectId": "b1"
+    }
+    with pytest.raises(ValueError, match=r"ids maps \['id'\], which are not ids of Project's table key"):
+        Model("t", (TABLE,), (project(lastNumber=KEPT), ticket(minted=Numbering("Project", "lastNumber", {"id": "x"}))))
+    with pytest.raises(ValueError, match="lack Project's projectId=desk, so no parent item is known"):
+        Model(
+            "t",
+            (TABLE,),
+            (project(lastNumber=KEPT), ticket(minted=Numbering("Project", "lastNumber", {"projectId": "desk"}))),
+        )
 
 
 def test_a_member_count_is_no_sequence() -> None:
