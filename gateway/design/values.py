@@ -18,6 +18,12 @@ class SetChange:
     remove: frozenset[Any] = frozenset()
 
 
+def set_fields(name: str) -> tuple[str, str]:
+    """The update input fields that add members to the set attribute ``name`` and remove members from it, as
+    declared names (``add_to_labels``: GraphQL's ``addToLabels``)."""
+    return f"add_to_{name}", f"remove_from_{name}"
+
+
 def plain_json(value: Any) -> Any:
     """A stored value of any shape as JSON: numbers as int or float, sets as sorted lists, bytes as base64."""
     if isinstance(value, Decimal):

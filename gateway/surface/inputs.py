@@ -13,7 +13,7 @@ import strawberry
 
 from gateway.design.keys import Ids, validate_id
 from gateway.design.model import Attribute, Entity, graphql_name
-from gateway.design.values import SetChange
+from gateway.design.values import SetChange, set_fields
 from gateway.errors import BadUserInput
 from gateway.surface.toolkit import Info
 from gateway.writes import building
@@ -44,11 +44,6 @@ def inputs(entity: Entity, data: object) -> dict[str, Any]:
         if value is not strawberry.UNSET:
             out[name] = checked(graphql_name(name), spec, value)
     return out
-
-
-def set_fields(name: str) -> tuple[str, str]:
-    """The update input fields that add members to the set attribute ``name`` and remove members from it."""
-    return f"add_to_{name}", f"remove_from_{name}"
 
 
 def set_changes(entity: Entity, data: object, changes: Mapping[str, Any]) -> dict[str, SetChange]:

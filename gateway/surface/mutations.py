@@ -11,6 +11,7 @@ import strawberry
 
 from gateway.design.keys import validate_id
 from gateway.design.model import Entity, Item, Numbering, graphql_name
+from gateway.design.values import set_fields
 from gateway.errors import BadUserInput, Conflict, NotFound, Unavailable
 from gateway.surface.builder import Builder
 from gateway.surface.inputs import (
@@ -21,7 +22,6 @@ from gateway.surface.inputs import (
     inputs,
     on_create,
     set_changes,
-    set_fields,
     token_of,
 )
 from gateway.surface.toolkit import Fields, Info, article, new_class, resolve_info, signature, upper_first, verbs_of

@@ -147,6 +147,7 @@ def update(
     expression = "SET " + ", ".join(sets) + (" REMOVE " + ", ".join(removes) if removes else "")
     expression += _set_members(expr, members)
     conditions = [f"attribute_exists({expr.name(model.index(None).pk)})", *_index_keys_are(model, entity, ids, expr)]
+    conditions += _room_for(expr, entity, members)
     condition = " AND ".join([*conditions, _version_is(expr, expected_version)])
     return WriteOp(
         "Update",
@@ -169,6 +170,28 @@ def _set_members(expr: Placeholders, members: Mapping[str, SetChange]) -> str:
         f"{expr.name(name)} {expr.value(set(change.remove))}" for name, change in members.items() if change.remove
     ]
     return (" ADD " + ", ".join(adds) if adds else "") + (" DELETE " + ", ".join(deletes) if deletes else "")
+
+
+def _room_for(expr: Placeholders, entity: Entity, members: Mapping[str, SetChange]) -> list[str]:
+    """Conditions that each set added to has room for what is added within its ``max_items`` (counted as if every
+    member added were new: a set near its bound refuses members it holds already)."""
+    return [
+        f"(attribute_not_exists({expr.name(name)}) OR size({expr.name(name)}) <= "
+        f"{expr.value(entity.declared[name].max_items - len(change.add))})"
+        for name, change in members.items()
+        if change.add
+    ]
+
+
+def overfull(entity: Entity, changes: Mapping[str, Any], old: Item) -> tuple[str, int] | None:
+    """The first set among ``changes`` whose room ``old`` lacked for what is added (``_room_for``), and the size it
+    is counted to reach: what an update refused by that condition was refused for."""
+    for name, change in changes.items():
+        if isinstance(change, SetChange) and change.add:
+            size = len(old.get(name) or ()) + len(change.add)
+            if size > entity.declared[name].max_items:
+                return name, size
+    return None
 
 
 def rekeyed(model: Model, entity: Entity, ids: Ids, changes: Mapping[str, Any]) -> dict[str, dict[str, str] | None]:

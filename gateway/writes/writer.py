@@ -23,11 +23,12 @@ from typing import Any
 
 from gateway.design.declaration import WriteModel
 from gateway.design.keys import Ids
-from gateway.design.model import Collection, Copy, Entity, Item, Model, Numbering
+from gateway.design.model import Collection, Copy, Entity, Item, Model, Numbering, graphql_name
+from gateway.design.values import set_fields
 from gateway.dynamo.accounting import Ledger
 from gateway.dynamo.requests import Refused, WriteOp
 from gateway.dynamo.store import Store
-from gateway.errors import Conflict, GatewayError, NotFound, Unavailable
+from gateway.errors import BadUserInput, Conflict, GatewayError, NotFound, Unavailable
 from gateway.execution import queries
 from gateway.execution.guard import Guard
 from gateway.writes import building, copies
@@ -167,6 +168,15 @@ class Writer:
             old = refused.reasons[0].item
             # A retry of an update whose rewrite was cut short finds its own write there: it finishes the rewrite.
             await self._finish_copies(entity, ids, old)
+            full = building.overfull(entity, changes, old) if old is not None else None
+            if full is not None and building.version_of(old or {}) == expected_version:
+                name, size = full
+                argument = graphql_name(set_fields(name)[0])
+                raise BadUserInput(
+                    f"{argument} would leave {graphql_name(name)} with up to {size} members (those it holds"
+                    f" counted too); it holds at most {entity.declared[name].max_items}",
+                    argument=argument,
+                ) from None
             raise self._explain(op, old, expected_version) from None
         # A transaction (the token's record goes with the update) returns no item: read back what it wrote.
         item = applied.item if applied.item is not None else await self._read_back(entity, ids)

@@ -264,3 +264,22 @@ def test_a_replaced_set_is_still_replaced(desk: Gateway, project: str) -> None:
 
     assert (replaced["labels"], replaced["points"]) == (["z"], [2])
     assert cleared["labels"] is None
+
+
+def test_adding_past_a_sets_bound_is_refused_with_nothing_written(desk: Gateway, project: str, dynamodb: Any) -> None:
+    mutate(desk, "createTicket", {"projectId": project, "title": "bounded", "points": [1, 2]})
+
+    refused, operations = update_ticket(desk, project, "1", 1, addToPoints=[3, 4])
+    # Members added count as new, those the set holds already too: the condition cannot tell them apart.
+    counted, _ = update_ticket(desk, project, "1", 1, addToPoints=[2, 3])
+    held, _ = update_ticket(desk, project, "1", 1, addToPoints=[3])
+
+    # The bound is the set's condition: the refusal is one UpdateItem, explained from the item as it was.
+    assert refused["__typename"] == "ValidationFailedError" and refused["field"] == "addToPoints"
+    assert (
+        "would leave points with up to 4 members (those it holds counted too); it holds at most 3"
+        in (refused["message"])
+    )
+    assert operations == {"UpdateItem": 1}
+    assert counted["__typename"] == "ValidationFailedError" and "up to 4 members" in counted["message"]
+    assert held == {"__typename": "Ticket", "labels": None, "points": [1, 2, 3], "version": 2}

@@ -2,7 +2,7 @@
 events with ULIDs, and sets of labels and watchers that updates add to and remove from.
 
     Project  PK=PROJ#<projectId>  SK=META                      lastNumber (the sequence), ticketCount
-    Ticket   PK=PROJ#<projectId>  SK=TICKET#<ticketNumber:07>  title, labels SS, points NS, number (a copy)
+    Ticket   PK=PROJ#<projectId>  SK=TICKET#<ticketNumber:07>  title, labels SS, points NS (3 at most), number
     Request  PK=PROJ#<projectId>  SK=REQUEST#<requestNumber>   title
     Event    PK=PROJ#<projectId>  SK=EVENT#<eventId>           what; eventId a ULID
 """
@@ -29,7 +29,7 @@ TICKET = Entity(
     {
         "title": Attribute("S", required=True),
         "labels": "SS",
-        "points": "NS",
+        "points": Attribute("NS", max_items=3),
         "number": Attribute("S", from_id="ticketNumber"),
     },
     mint="ticketNumber",
