@@ -98,6 +98,11 @@ class KeyTemplate:
         object.__setattr__(self, "_format", template)
 
     @property
+    def numbers(self) -> frozenset[str]:
+        """The fields written as zero-padded numbers (``{ticketId:07}``)."""
+        return frozenset(part.name for part in self._padded)
+
+    @property
     def is_constant(self) -> bool:
         return not self.fields and self.sharded_by is None
 

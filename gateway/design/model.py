@@ -187,13 +187,37 @@ class KeyShape:
         return {*self.pk.fields, *self.sk.fields}
 
 
+@dataclass(frozen=True)
+class Numbering:
+    """Ids minted as the numbers 1, 2, 3, ... of one parent item (a project's tickets): ``counter``, an attribute of
+    the ``parent`` entity that the gateway keeps, holds the last number taken (absent: none yet), and a create
+    takes the next one in the transaction that writes its item. Entities numbered from the same parent and counter
+    share one sequence."""
+
+    parent: str
+    counter: str
+    ids: Mapping[str, str] = field(default_factory=dict)
+    """Which id of the numbered item supplies each id of the parent's table key, by role (``{"name": "owner"}``:
+    the parent's ``name`` is the item's ``owner``); ids not named are the item's ids of the same name."""
+
+    def parent_ids(self, parent: Entity, ids: Ids) -> dict[str, str]:
+        """The parent's table key from the numbered item's ids."""
+        return {name: ids[self.ids.get(name, name)] for name in parent.id_fields}
+
+
+MintKind = Literal["time", "ulid"]
+"""How a minted id is made when it is no number: ``time`` (``20260315T142501.123456Z-9f3ac1d2``) or ``ulid``."""
+
+
 @dataclass(frozen=True, eq=False)
 class Entity:
     """An item type: its key templates per index (``None`` is the table) and its plain attributes.
 
     Attributes are declared by type (``"S"``) or as an :class:`Attribute` with their GraphQL surface. ``mint``
-    names the id field a create mints (time-ordered); ``verbs`` renames the derived mutations (``create``,
-    ``update``, ``delete``); ``internal`` entities (the gateway's own records) have no GraphQL surface.
+    names the id field a create mints, and ``minted`` how: ``"time"`` (UTC time and a random suffix), ``"ulid"``
+    (a ULID) or a :class:`Numbering` (the next number of a counter on the parent); ``verbs`` renames the derived
+    mutations (``create``, ``update``, ``delete``); ``internal`` entities (the gateway's own records) have no
+    GraphQL surface.
 
     ``discriminator`` (``("EntityType", "customer")``): the attribute every item of the entity holds, and its
     value. An item is the entity only when its keys have the entity's shape and it holds that value; creates write
@@ -216,6 +240,7 @@ class Entity:
     """Other shapes an item may have in a secondary index instead of its ``keys`` one (``#DOC#{docId}`` for an
     original, ``COPY#{docId}`` for a copy): an item is the entity when its keys there have one of the shapes.
     Creates write the first shape whose ids they are given; a collection reads one shape (``Collection.shape``)."""
+    minted: MintKind | Numbering = "time"
     partition: bool = False
     """An entity with no item of its own: a partition its collections' members share (an order's ``o#<orderId>``,
     holding its lines, shipments and invoice). It is never read nor written: its object exists whenever its ids are
@@ -241,6 +266,7 @@ class Entity:
         object.__setattr__(self, "attributes", declared)
         if self.mint is not None and self.mint not in self.id_fields:
             raise ValueError(f"{self.name}: the minted id {self.mint!r} is not an id of its table key")
+        _validate_minted(self)
         for name, spec in declared.items():
             if spec.from_id is not None and spec.from_id not in self.all_id_fields:
                 raise ValueError(f"{self.name}.{name}: copies {spec.from_id!r}, which is not one of its ids")
@@ -862,6 +888,9 @@ def _validate(model: Model) -> frozenset[Entity]:
             )
     for copy in model.copies:
         _validate_copy(model, copy)
+    for entity in model.entities:
+        if isinstance(entity.minted, Numbering):
+            _validate_numbering(model, entity, entity.minted)
     taken = {lower_camel(entity.name) for entity in model.entities}
     taken |= {f"{name}s" for name in taken} | {"node", "nodes"}
     for lookup in model.lookups:
@@ -894,6 +923,56 @@ def _validate_lookup(model: Model, lookup: Lookup, taken: set[str]) -> None:
         raise ValueError(
             f"{where}: its ids {sorted(shape.fields)} hold {entity.name}'s whole table key: the root field"
             f" {lower_camel(entity.name)!r} reads it by key, without a Query"
+        )
+
+
+def _validate_minted(entity: Entity) -> None:
+    """A minted id is made by the gateway: text (a time or a ULID) is never written where a key holds a number."""
+    minted = entity.minted
+    if not isinstance(minted, Numbering) and minted not in ("time", "ulid"):
+        raise ValueError(f"{entity.name}: minted={minted!r}: an id is minted as 'time', 'ulid' or a Numbering")
+    if entity.mint is None:
+        if minted != "time":
+            raise ValueError(f"{entity.name}: minted= says how an id is minted; name that id with mint=")
+        return
+    padded = [shape.pk.pattern for shape in entity._all_shapes if entity.mint in shape.pk.numbers]
+    padded += [shape.sk.pattern for shape in entity._all_shapes if entity.mint in shape.sk.numbers]
+    if padded and not isinstance(minted, Numbering):
+        raise ValueError(
+            f"{entity.name}.{entity.mint}: a {minted} id is text, and {padded[0]!r} writes it as a zero-padded"
+            " number: write it {" + entity.mint + "}, or mint it from a counter (minted=Numbering(...))"
+        )
+
+
+def _validate_numbering(model: Model, entity: Entity, numbering: Numbering) -> None:
+    """A number is taken from a counter the gateway keeps on a parent item that the new item's ids name."""
+    where = f"{entity.name}.{entity.mint}: numbered from {numbering.parent}.{numbering.counter}"
+    parent = next((one for one in model.entities if one.name == numbering.parent), None)
+    if parent is None or parent.partition or parent.internal:
+        raise ValueError(f"{where}: {numbering.parent} is no entity of the model with items to hold the counter")
+    spec = parent.declared.get(numbering.counter)
+    if spec is None or spec.type not in ("INT", "N") or spec.writable or spec.text:
+        raise ValueError(
+            f"{where}: the counter must be a number the gateway keeps on {parent.name}: declare"
+            f" {numbering.counter!r}: Attribute('INT', writable=False) among {parent.name}'s attributes"
+        )
+    counted = [c.name for c in model.collections if c.parent is parent and c.counter == numbering.counter]
+    if counted:
+        raise ValueError(f"{where}: that attribute counts {counted[0]}'s members; a sequence needs its own")
+    unknown = sorted(set(numbering.ids) - set(parent.id_fields))
+    if unknown:
+        raise ValueError(f"{where}: ids maps {unknown}, which are not ids of {parent.name}'s table key")
+    given = entity.all_id_fields - {entity.mint}
+    missing = [
+        f"{name}={numbering.ids.get(name, name)}"
+        for name in parent.id_fields
+        if numbering.ids.get(name, name) not in given
+    ]
+    if missing:
+        raise ValueError(
+            f"{where}: its other ids lack {parent.name}'s {', '.join(missing)}, so no parent item is known to"
+            f" number it from: put {parent.name}'s ids in {entity.name}'s keys, name the id that holds each with"
+            " ids={'<parent id>': '<id>'}, or mint it as 'time' or 'ulid'"
         )
 
 

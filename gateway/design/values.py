@@ -4,8 +4,24 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Mapping
+from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
+
+
+@dataclass(frozen=True)
+class SetChange:
+    """Members an update adds to a stored set and removes from it (``ADD``/``DELETE``), instead of replacing it:
+    concurrent updates of other members do not undo each other. Either may be empty, not both."""
+
+    add: frozenset[Any] = frozenset()
+    remove: frozenset[Any] = frozenset()
+
+
+def set_fields(name: str) -> tuple[str, str]:
+    """The update input fields that add members to the set attribute ``name`` and remove members from it, as
+    declared names (``add_to_labels``: GraphQL's ``addToLabels``)."""
+    return f"add_to_{name}", f"remove_from_{name}"
 
 
 def plain_json(value: Any) -> Any:

@@ -17,7 +17,7 @@ MAX_ITEM_BYTES = 400 * 1024
 """DynamoDB's bound on one item's size."""
 
 Action = Literal["Put", "Update", "Delete", "ConditionCheck"]
-Role = Literal["item", "parent", "member", "token", "counted"]
+Role = Literal["item", "parent", "member", "token", "counted", "sequence"]
 Operator = Literal["eq", "ne", "in", "beginsWith", "between", "exists"]
 
 

@@ -24,7 +24,9 @@ from gateway.design.model import (
     KeyShape,
     Link,
     Lookup,
+    MintKind,
     Model,
+    Numbering,
     Shape,
 )
 from gateway.design.tenancy import Tenancy
@@ -49,7 +51,18 @@ _TOP = {
     "copies",
     "tenancy",
 }
-_ENTITY = {"description", "keys", "variants", "attributes", "discriminator", "mint", "verbs", "internal", "partition"}
+_ENTITY = {
+    "description",
+    "keys",
+    "variants",
+    "attributes",
+    "discriminator",
+    "mint",
+    "minted",
+    "verbs",
+    "internal",
+    "partition",
+}
 _SHAPE_KEYS = {"pk", "sk", "sparse", "separator"}
 _ATTRIBUTE = {
     "type",
@@ -297,6 +310,7 @@ class _Builder:
                 raise self.fail(where, "a discriminator names its attribute and the value every item holds")
             discriminator = (self.text(told["attribute"], (*where, "attribute")), str(told["value"]))
         mint = self.text(data["mint"], (*path, "mint")) if "mint" in data else None
+        minted = self.minted(data.get("minted", "time"), (*path, "minted"))
         return self.built(  # type: ignore[no-any-return]
             path,
             lambda: Entity(
@@ -305,12 +319,29 @@ class _Builder:
                 attributes,
                 description=_optional_text(data, "description"),
                 mint=mint,
+                minted=minted,
                 verbs=self.names(data.get("verbs", {}), (*path, "verbs")),
                 internal=self.flag(data.get("internal", False), (*path, "internal")),
                 discriminator=discriminator,
                 variants=variants,
                 partition=self.flag(data.get("partition", False), (*path, "partition")),
             ),
+        )
+
+    def minted(self, spec: Any, path: KeyPath) -> MintKind | Numbering:
+        """``time``, ``ulid``, or ``{parent: Project, counter: lastNumber, ids: {...}}`` for numbers from a
+        counter."""
+        if spec in ("time", "ulid"):
+            return spec  # type: ignore[no-any-return]
+        if not isinstance(spec, dict):
+            raise self.fail(path, "an id is minted as time, ulid or {parent: <entity>, counter: <attribute>}")
+        data = self.mapping(spec, path, {"parent", "counter", "ids"})
+        if not {"parent", "counter"} <= set(data):
+            raise self.fail(path, "numbers are counted by an attribute of a parent: give both parent and counter")
+        return Numbering(
+            self.text(data["parent"], (*path, "parent")),
+            self.text(data["counter"], (*path, "counter")),
+            self.names(data.get("ids", {}), (*path, "ids")),
         )
 
     def attribute(self, spec: Any, path: KeyPath) -> Attribute:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from datetime import date
 from decimal import Decimal
 from enum import Enum
@@ -12,11 +13,14 @@ import strawberry
 
 from gateway.design.keys import Ids, validate_id
 from gateway.design.model import Attribute, Entity, graphql_name
+from gateway.design.values import SetChange, set_fields
 from gateway.errors import BadUserInput
 from gateway.surface.toolkit import Info
 from gateway.writes import building
 from gateway.writes import inputs as attribute_inputs
 from gateway.writes.writer import Token
+
+SET_TYPES = ("SS", "NS")
 
 
 def plain_attributes(entity: Entity) -> list[tuple[str, Attribute]]:
@@ -40,6 +44,43 @@ def inputs(entity: Entity, data: object) -> dict[str, Any]:
         if value is not strawberry.UNSET:
             out[name] = checked(graphql_name(name), spec, value)
     return out
+
+
+def set_changes(entity: Entity, data: object, changes: Mapping[str, Any]) -> dict[str, SetChange]:
+    """The members an update input adds to sets and removes from them; BadUserInput for a set the input also
+    replaces (``changes``), or both adds to and removes from (one update expression changes an attribute once)."""
+    out: dict[str, SetChange] = {}
+    for name, spec in input_attributes(entity):
+        if spec.type not in SET_TYPES:
+            continue
+        add_field, remove_field = set_fields(name)
+        add, remove = (
+            _members(add_field, spec, getattr(data, add_field)),
+            _members(remove_field, spec, getattr(data, remove_field)),
+        )
+        if not add and not remove:
+            continue
+        given = graphql_name(add_field if add else remove_field)
+        if name in changes:
+            raise BadUserInput(
+                f"{given} changes {graphql_name(name)}, which this input replaces too: give one or the other",
+                argument=given,
+            )
+        if add and remove:
+            raise BadUserInput(
+                f"{graphql_name(add_field)} and {graphql_name(remove_field)}: an update either adds to a set or"
+                " removes from it; send two updates",
+                argument=graphql_name(remove_field),
+            )
+        out[name] = SetChange(frozenset(add), frozenset(remove))
+    return out
+
+
+def _members(field: str, spec: Attribute, value: Any) -> set[Any]:
+    if value is strawberry.UNSET or value is None:
+        return set()
+    members: set[Any] | None = checked(graphql_name(field), spec, value)
+    return members or set()
 
 
 def checked(name: str, spec: Attribute, value: Any) -> Any:
@@ -74,10 +115,11 @@ def checked(name: str, spec: Attribute, value: Any) -> Any:
 
 
 def on_create(entity: Entity, ids: Ids) -> dict[str, Any]:
-    """What a create stores besides its input: copies of ids, and the date of creation."""
+    """What a create stores besides its input: copies of ids, and the date of creation. A copy of a numbered id
+    is the writer's to store: the number is taken as the item is written."""
     out: dict[str, Any] = {}
     for name, spec in entity.declared.items():
-        if spec.from_id is not None:
+        if spec.from_id is not None and spec.from_id in ids:
             out[name] = ids[spec.from_id]
         elif spec.on_create == "today":
             out[name] = building.today()

@@ -10,10 +10,20 @@ from typing import Annotated, Any
 import strawberry
 
 from gateway.design.keys import validate_id
-from gateway.design.model import Entity, Item, graphql_name
+from gateway.design.model import Entity, Item, Numbering, graphql_name
+from gateway.design.values import set_fields
 from gateway.errors import BadUserInput, Conflict, NotFound, Unavailable
 from gateway.surface.builder import Builder
-from gateway.surface.inputs import describe, expected_version, input_attributes, inputs, on_create, token_of
+from gateway.surface.inputs import (
+    SET_TYPES,
+    describe,
+    expected_version,
+    input_attributes,
+    inputs,
+    on_create,
+    set_changes,
+    token_of,
+)
 from gateway.surface.toolkit import Fields, Info, article, new_class, resolve_info, signature, upper_first, verbs_of
 from gateway.surface.types import (
     CASCADE,
@@ -61,7 +71,9 @@ def mutation_type(builder: Builder) -> Any:
 
 def _create_description(builder: Builder, entity: Entity) -> str:
     text = f"A new {entity.name}"
-    if entity.mint is not None:
+    if isinstance(entity.minted, Numbering):
+        text += f", numbered {entity.mint} from its {entity.minted.parent}'s {entity.minted.counter}"
+    elif entity.mint is not None:
         text += f", with a time-ordered {entity.mint}"
     parents = [f"the {counted.collection.parent.name}" for counted in builder.declaration.writes.parents_of(entity)]
     if parents:
@@ -99,8 +111,7 @@ def _create(builder: Builder, entity: Entity, verb: str) -> Callable[..., Any]:
             for name in given
             if getattr(data, name) is not None
         }
-        if entity.mint is not None:
-            ids[entity.mint] = building.mint_id()
+        ids.update(building.minted(entity))
         attributes = {**inputs(entity, data), **on_create(entity, ids)}
         token = token_of(info, client_token, data)
         return await _written(
@@ -118,14 +129,16 @@ def _update(builder: Builder, entity: Entity, verb: str) -> Callable[..., Any]:
     for name, spec in input_attributes(entity):
         keep = UNCHANGED if spec.required else KEEP
         description = f"{describe(entity, name, spec)} {keep}"
-        fields.plain(
-            name, builder.type_of(entity, name, spec, input_=True) | None, description, default=strawberry.UNSET
-        )
+        python = builder.type_of(entity, name, spec, input_=True)
+        fields.plain(name, python | None, description, default=strawberry.UNSET)
+        if spec.type in SET_TYPES:
+            _set_fields(fields, entity, name, python)
     input_type = _input(fields, f"The changes to {article(entity.name)} {entity.name}, at the version read last.")
 
     async def update(info: Info, data: Any, client_token: str | None) -> Any:
         ids = {name: validate_id(getattr(data, name), graphql_name(name)) for name in entity.id_fields}
         changes = inputs(entity, data)
+        changes = {**changes, **set_changes(entity, data, changes)}
         version = expected_version(data.expectedVersion) or 0
         token = token_of(info, client_token, data)
         return await _written(
@@ -133,6 +146,24 @@ def _update(builder: Builder, entity: Entity, verb: str) -> Callable[..., Any]:
         )
 
     return _mutation_resolver(update, input_type, f"The {entity.name} to change, and how.")
+
+
+def _set_fields(fields: Fields, entity: Entity, name: str, python: Any) -> None:
+    """An update's fields that add members to a set and remove members from it, beside the one that replaces it."""
+    add, remove = set_fields(name)
+    shown = graphql_name(name)
+    fields.plain(
+        add,
+        python | None,
+        f"Members to add to the {entity.name}'s {shown}, whatever it holds; an absent set is created.",
+        default=strawberry.UNSET,
+    )
+    fields.plain(
+        remove,
+        python | None,
+        f"Members to remove from the {entity.name}'s {shown}; removing its last one removes the set (then null).",
+        default=strawberry.UNSET,
+    )
 
 
 def _delete(builder: Builder, entity: Entity, verb: str) -> Callable[..., Any]:

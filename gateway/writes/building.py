@@ -10,12 +10,14 @@ import json
 import secrets
 from collections import Counter
 from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any, Literal
 
 from gateway.design.declaration import Counted, WriteModel
 from gateway.design.keys import Ids
-from gateway.design.model import Entity, Item, Model, indexed_values
+from gateway.design.model import Entity, Item, Model, Numbering, indexed_values
+from gateway.design.values import SetChange
 from gateway.dynamo.requests import TRANSACTION_LIMIT, Placeholders, Refused, Role, Target, WriteOp
 
 VERSION = "version"
@@ -41,6 +43,42 @@ def mint_id(now: datetime | None = None) -> str:
     """
     moment = (now or datetime.now(UTC)).astimezone(UTC)
     return f"{moment:%Y%m%dT%H%M%S.%f}Z-{secrets.token_hex(4)}"
+
+
+_CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+_RANDOM_BITS = 80
+
+
+class Ulids:
+    """ULIDs (26 characters of Crockford's base32: 48 bits of UTC milliseconds, then 80 random bits), so ids sort
+    by creation time to the millisecond. Within one millisecond each is the one before plus 1 (the ULID spec's
+    monotonic order), so one process's ids sort in the order it minted them; two processes' ids of the same
+    millisecond sort at random."""
+
+    def __init__(self) -> None:
+        self._last = (-1, 0)
+
+    def __call__(self, now: datetime | None = None) -> str:
+        millis = int((now or datetime.now(UTC)).timestamp() * 1000)
+        last_millis, last_random = self._last
+        if millis <= last_millis and last_random + 1 < 1 << _RANDOM_BITS:
+            millis, random = last_millis, last_random + 1  # a clock that stepped back does not reorder ids either
+        else:
+            random = secrets.randbits(_RANDOM_BITS)
+        self._last = (millis, random)
+        value = millis << _RANDOM_BITS | random
+        return "".join(_CROCKFORD[value >> shift & 31] for shift in range(125, -1, -5))
+
+
+mint_ulid = Ulids()
+
+
+def minted(entity: Entity) -> dict[str, str]:
+    """The id a create of ``entity`` mints before it writes: a time or a ULID. A number is taken by the writer, in
+    the create's transaction; nothing is minted for an entity without ``mint``."""
+    if entity.mint is None or isinstance(entity.minted, Numbering):
+        return {}
+    return {entity.mint: mint_ulid() if entity.minted == "ulid" else mint_id()}
 
 
 def today(now: datetime | None = None) -> str:
@@ -94,6 +132,8 @@ def update(
     A change of an attribute that an index's sort key holds sets that index's keys anew (``ids`` then holds the
     other values of those keys), or removes them when the value is removed (a sparse index)."""
     expr = Placeholders()
+    members = {name: value for name, value in changes.items() if isinstance(value, SetChange)}
+    changes = {name: value for name, value in changes.items() if name not in members}
     sets = [f"{expr.name(name)} = {expr.value(value)}" for name, value in changes.items() if value is not None]
     sets.append(f"{expr.name(VERSION)} = {expr.value(expected_version + 1)}")
     sets.append(f"{expr.name(WRITE_ID)} = {expr.value(write_id)}")
@@ -105,7 +145,9 @@ def update(
         else:
             sets += [f"{expr.name(name)} = {expr.value(value)}" for name, value in keys.items()]
     expression = "SET " + ", ".join(sets) + (" REMOVE " + ", ".join(removes) if removes else "")
+    expression += _set_members(expr, members)
     conditions = [f"attribute_exists({expr.name(model.index(None).pk)})", *_index_keys_are(model, entity, ids, expr)]
+    conditions += _room_for(expr, entity, members)
     condition = " AND ".join([*conditions, _version_is(expr, expected_version)])
     return WriteOp(
         "Update",
@@ -118,6 +160,38 @@ def update(
         write_id=write_id,
         version=expected_version + 1,
     )
+
+
+def _set_members(expr: Placeholders, members: Mapping[str, SetChange]) -> str:
+    """The ``ADD`` and ``DELETE`` clauses of an update's set members: DynamoDB creates a set added to that is
+    absent, and removes a set whose last member is removed."""
+    adds = [f"{expr.name(name)} {expr.value(set(change.add))}" for name, change in members.items() if change.add]
+    deletes = [
+        f"{expr.name(name)} {expr.value(set(change.remove))}" for name, change in members.items() if change.remove
+    ]
+    return (" ADD " + ", ".join(adds) if adds else "") + (" DELETE " + ", ".join(deletes) if deletes else "")
+
+
+def _room_for(expr: Placeholders, entity: Entity, members: Mapping[str, SetChange]) -> list[str]:
+    """Conditions that each set added to has room for what is added within its ``max_items`` (counted as if every
+    member added were new: a set near its bound refuses members it holds already)."""
+    return [
+        f"(attribute_not_exists({expr.name(name)}) OR size({expr.name(name)}) <= "
+        f"{expr.value(entity.declared[name].max_items - len(change.add))})"
+        for name, change in members.items()
+        if change.add
+    ]
+
+
+def overfull(entity: Entity, changes: Mapping[str, Any], old: Item) -> tuple[str, int] | None:
+    """The first set among ``changes`` whose room ``old`` lacked for what is added (``_room_for``), and the size it
+    is counted to reach: what an update refused by that condition was refused for."""
+    for name, change in changes.items():
+        if isinstance(change, SetChange) and change.add:
+            size = len(old.get(name) or ()) + len(change.add)
+            if size > entity.declared[name].max_items:
+                return name, size
+    return None
 
 
 def rekeyed(model: Model, entity: Entity, ids: Ids, changes: Mapping[str, Any]) -> dict[str, dict[str, str] | None]:
@@ -191,6 +265,56 @@ def adjust(model: Model, entity: Entity, ids: Ids, deltas: Mapping[str, int], ro
         names=expr.names,
         values=expr.values,
     )
+
+
+def take_number(model: Model, parent: Entity, ids: Ids, numbering: Numbering, seen: int, op: WriteOp | None) -> WriteOp:
+    """Move ``parent``'s counter from ``seen`` (the number it was read at) to the number a create takes, only if it
+    still holds ``seen``: a create that read it at the same time as another and lost is refused, and reads again.
+
+    ``op``: the create's other write of that parent (its member counter's ``ADD``, or a check of what the new item
+    copies from it), which this one joins, since a transaction touches an item once."""
+    names = {"#q0": numbering.counter, "#q1": model.index(None).pk}
+    values: dict[str, Any] = {":q1": 1}
+    if seen:
+        values[":q0"] = seen
+    taken = "#q0 = :q0" if seen else "attribute_not_exists(#q0)"
+    condition = f"attribute_exists(#q1) AND {taken}"
+    if op is None:
+        return WriteOp(
+            "Update",
+            model.key(parent, ids),
+            Target(parent, ids, "sequence"),
+            update="ADD #q0 :q1",
+            condition=condition,
+            names=names,
+            values=values,
+        )
+    return replace(
+        op,
+        action="Update",
+        target=Target(parent, ids, "sequence"),
+        update=f"{op.update}, #q0 :q1" if op.update else "ADD #q0 :q1",
+        condition=f"{op.condition} AND {condition}" if op.condition else condition,
+        names={**op.names, **names},
+        values={**op.values, **values},
+    )
+
+
+def numbered(model: Model, entity: Entity, ids: Ids, ops: list[WriteOp], seen: int) -> list[WriteOp]:
+    """A create's writes with the counter of ``entity``'s numbering taking the number in ``ids``, joined to an
+    update of the same parent item if the create makes one."""
+    numbering = entity.minted
+    assert isinstance(numbering, Numbering)
+    parent = model.entity(numbering.parent)
+    assert parent is not None
+    pids = numbering.parent_ids(parent, ids)
+    key = model.key(parent, pids)
+    at = next((i for i, op in enumerate(ops) if op.key == key), None)
+    if at is None:
+        return [*ops, take_number(model, parent, pids, numbering, seen, None)]
+    out = list(ops)
+    out[at] = take_number(model, parent, pids, numbering, seen, out[at])
+    return out
 
 
 def recount(model: Model, entity: Entity, ids: Ids, counts: Mapping[str, int], seen: Mapping[str, Any]) -> WriteOp:

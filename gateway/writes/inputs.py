@@ -63,6 +63,8 @@ def _value_size(value: Any) -> int:
         return 3 + sum(_value_size(one) + 1 for one in value)
     if isinstance(value, set | frozenset):
         return sum(_value_size(one) for one in value)
+    if isinstance(value, values.SetChange):  # at most what it adds
+        return _value_size(value.add)
     raise TypeError(f"not a DynamoDB value: {type(value).__name__}")
 
 

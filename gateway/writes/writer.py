@@ -23,11 +23,12 @@ from typing import Any
 
 from gateway.design.declaration import WriteModel
 from gateway.design.keys import Ids
-from gateway.design.model import Collection, Copy, Entity, Item, Model
+from gateway.design.model import Collection, Copy, Entity, Item, Model, Numbering, graphql_name
+from gateway.design.values import set_fields
 from gateway.dynamo.accounting import Ledger
 from gateway.dynamo.requests import Refused, WriteOp
 from gateway.dynamo.store import Store
-from gateway.errors import Conflict, GatewayError, NotFound, Unavailable
+from gateway.errors import BadUserInput, Conflict, GatewayError, NotFound, Unavailable
 from gateway.execution import queries
 from gateway.execution.guard import Guard
 from gateway.writes import building, copies
@@ -37,6 +38,8 @@ from gateway.writes.building import Member
 log = logging.getLogger(__name__)
 
 CASCADE_PAGE = 100
+SEQUENCE_ATTEMPTS = 10
+"""How often a numbered create takes the next number after other creates took the one it read."""
 CASCADE_ROUNDS = 5
 """How often a cascade clears members and tries the parent again before it gives up (members kept coming)."""
 
@@ -75,22 +78,70 @@ class Writer:
     # --- mutations ------------------------------------------------------------------------------------------
 
     async def create(self, entity: Entity, ids: Ids, attributes: Mapping[str, Any], token: Token | None = None) -> Item:
-        """A new item at version 1; its parents must exist and count it, in the same transaction."""
-        counters = [counted.attribute for counted in self.declaration.children_of(entity)]
+        """A new item at version 1; its parents must exist and count it, in the same transaction.
+
+        A numbered id is the next number of its parent's counter, taken in that transaction too: a create that
+        another one beat to the number (the counter moved since it was read) takes the next, up to
+        ``SEQUENCE_ATTEMPTS`` times."""
         copied, expected = await self._copied(entity, ids)
         attributes = {**attributes, **copied}
+        numbering, mint = entity.minted, entity.mint
+        if not isinstance(numbering, Numbering) or mint is None:
+            return await self._create(entity, ids, attributes, expected, token, None)
+        seen = await self._sequence(numbering, ids)
+        for _ in range(SEQUENCE_ATTEMPTS):
+            number = str(seen + 1)
+            # Stored copies of the minted id (``from_id``) are known only now.
+            held = {name: number for name, spec in entity.declared.items() if spec.from_id == mint}
+            try:
+                return await self._create(entity, {**ids, mint: number}, {**attributes, **held}, expected, token, seen)
+            except _Outnumbered as lost:
+                seen = lost.seen
+        raise Conflict(
+            f"{SEQUENCE_ATTEMPTS} creates of {entity.name} in a row lost {numbering.parent}.{numbering.counter}'s"
+            " next number to other creates; try again",
+            reason="CHANGED",
+        )
+
+    async def _create(
+        self,
+        entity: Entity,
+        ids: Ids,
+        attributes: Mapping[str, Any],
+        expected: list[_Expected],
+        token: Token | None,
+        seen: int | None,
+    ) -> Item:
+        """One attempt of a create; with ``seen``, the number in ``ids`` is taken from a counter read at ``seen``."""
+        counters = [counted.attribute for counted in self.declaration.children_of(entity)]
         put = building.create(self.model, entity, ids, attributes, counters, write_id=building.new_write_id())
         attribute_inputs.check_size(entity, put.item or {})
         ops = _expecting(self.model, [put, *building.counter_ops(self.declaration, [(entity, ids)], +1)], expected)
+        if seen is not None:
+            ops = building.numbered(self.model, entity, ids, ops, seen)
         try:
             applied = await self._apply(ops, token, {"ids": dict(ids)})
         except Refused as refused:
+            if seen is not None:
+                raise _numbering_refused(entity, ops, refused, seen) from None
             raise self._explain(put, refused.reasons[0].item, None) from None
         if applied.replayed is not None:
             return await self._read_back(entity, applied.replayed["ids"])
         if applied.item is not None:
             return applied.item
         return _as_read(put.item or {})
+
+    async def _sequence(self, numbering: Numbering, ids: Ids) -> int:
+        """The last number ``numbering``'s counter gave on the parent that ``ids`` name (0 for none); NotFound
+        without the parent item."""
+        parent = self.model.entity(numbering.parent)
+        assert parent is not None  # the model's validation saw to it
+        pids = numbering.parent_ids(parent, ids)
+        self.guard.check_item(parent, pids)
+        item = await self.store.get_item(self.model.key(parent, pids), self.ledger)
+        if item is None:
+            raise NotFound(f"{_describe(parent, pids)} does not exist", entity=parent.name)
+        return int(item.get(numbering.counter) or 0)
 
     async def update(
         self,
@@ -117,6 +168,15 @@ class Writer:
             old = refused.reasons[0].item
             # A retry of an update whose rewrite was cut short finds its own write there: it finishes the rewrite.
             await self._finish_copies(entity, ids, old)
+            full = building.overfull(entity, changes, old) if old is not None else None
+            if full is not None and building.version_of(old or {}) == expected_version:
+                name, size = full
+                argument = graphql_name(set_fields(name)[0])
+                raise BadUserInput(
+                    f"{argument} would leave {graphql_name(name)} with up to {size} members (those it holds"
+                    f" counted too); it holds at most {entity.declared[name].max_items}",
+                    argument=argument,
+                ) from None
             raise self._explain(op, old, expected_version) from None
         # A transaction (the token's record goes with the update) returns no item: read back what it wrote.
         item = applied.item if applied.item is not None else await self._read_back(entity, ids)
@@ -534,6 +594,40 @@ class Writer:
                 continue
             deleted.update(entity.name for entity, _ in members)
             return
+
+
+class _Outnumbered(Exception):
+    """A numbered create lost its number to another create: the counter holds ``seen`` now."""
+
+    def __init__(self, seen: int) -> None:
+        super().__init__(seen)
+        self.seen = seen
+
+
+def _numbering_refused(entity: Entity, ops: Sequence[WriteOp], refused: Refused, seen: int) -> Exception:
+    """Why a numbered create's transaction was refused: its number was taken (``_Outnumbered``, to try the next),
+    its parent is gone, the parent's member counter is missing, or an item has that number already."""
+    numbering = entity.minted
+    assert isinstance(numbering, Numbering)
+    at = next(i for i, op in enumerate(ops) if op.target.role == "sequence")
+    op, reason = ops[at], refused.reasons[at]
+    if reason.code == "ConditionalCheckFailed":
+        if reason.item is None:
+            return NotFound(f"{_describe(op.target.entity, op.target.ids)} does not exist", entity=numbering.parent)
+        now = int(reason.item.get(numbering.counter) or 0)
+        if now != seen:
+            return _Outnumbered(now)
+        # The counter held its number, so the condition that failed is the member counter's it was joined to.
+        others = [name for name in op.names.values() if name not in (numbering.counter, *op.key)]
+        return _not_counted(op, ", ".join(others))
+    put = ops[0]
+    if refused.reasons[0].code != "ConditionalCheckFailed":
+        return refused
+    return Conflict(
+        f"{_describe(entity, put.target.ids)} already exists: {numbering.parent}.{numbering.counter} is behind the"
+        " items numbered from it (another tool wrote them); set it to the highest number taken",
+        reason="ALREADY_EXISTS",
+    )
 
 
 def _claim_lapsed(ops: Sequence[WriteOp], refused: Refused) -> bool:

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-import httpx
 import pytest
 
 from tests.support.gateway import Gateway
+from tests.support.mutations import post_all
 
 ENROLL = "mutation($input: EnrollInput!) { enroll(input: $input) { __typename ... on ConflictError { reason } } }"
 UPDATE_COURSE = (
@@ -22,21 +21,6 @@ UPDATE_COURSE = (
 @pytest.fixture(scope="module")
 def writable(served: Callable[..., Gateway]) -> Gateway:
     return served()
-
-
-def post_all(gateway: Gateway, requests: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
-    """Send every request at once on separate connections; the JSON bodies in order."""
-
-    async def send() -> list[dict[str, Any]]:
-        limits = httpx.Limits(max_connections=len(requests))
-        async with httpx.AsyncClient(base_url=gateway.url, timeout=60, limits=limits) as client:
-            responses = await asyncio.gather(
-                *(client.post("/graphql", json={"query": q, "variables": v}) for q, v in requests)
-            )
-        assert all(response.status_code == 200 for response in responses)
-        return [response.json() for response in responses]
-
-    return asyncio.run(send())
 
 
 def create(gateway: Gateway, mutation: str, data: dict[str, Any]) -> None:

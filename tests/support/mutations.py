@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
+
+import httpx
 
 from tests.support.gateway import Gateway
 
@@ -51,3 +54,18 @@ def mutate(
     body = gateway.query(mutation(field, selection), variables, **headers)
     assert "errors" not in body, body["errors"]
     return body["data"][field], body["extensions"]["dynamodb"]["operations"]
+
+
+def post_all(gateway: Gateway, requests: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
+    """Send every request at once on separate connections; the JSON bodies in order."""
+
+    async def send() -> list[dict[str, Any]]:
+        limits = httpx.Limits(max_connections=len(requests))
+        async with httpx.AsyncClient(base_url=gateway.url, timeout=60, limits=limits) as client:
+            responses = await asyncio.gather(
+                *(client.post("/graphql", json={"query": q, "variables": v}) for q, v in requests)
+            )
+        assert all(response.status_code == 200 for response in responses)
+        return [response.json() for response in responses]
+
+    return asyncio.run(send())

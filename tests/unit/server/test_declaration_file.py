@@ -10,7 +10,7 @@ import jsonschema
 import pytest
 import yaml
 
-from gateway.design.model import Collection
+from gateway.design.model import Collection, Numbering
 from gateway.server.cli import main
 from gateway.server.declaration_file import SCHEMA_PATH, DeclarationFileError, load_file, parse
 from tests.support.paths import ROOT
@@ -77,7 +77,7 @@ def test_an_unknown_key_is_named_with_its_line() -> None:
     broken = SMALL.replace("      tags: SS\n", "      tags: SS\n    colour: blue\n")
     assert _error(broken) == (
         "shop.yaml:17: entities.Customer.colour: unknown key; expected one of attributes, description,"
-        " discriminator, internal, keys, mint, partition, variants, verbs"
+        " discriminator, internal, keys, mint, minted, partition, variants, verbs"
     )
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(yaml.safe_load(broken), json.loads(SCHEMA_PATH.read_text()))
@@ -230,3 +230,56 @@ def test_a_lookup_is_checked_with_its_line_and_key() -> None:
     assert _parts_error(PARTS.replace("description: An invoice", "colour: An invoice")) == (
         "parts.yaml:27: lookups.invoiceById.colour: unknown key; expected one of description, entity, index"
     )
+
+
+MINTED = """\
+table: desk
+keys: {pk: PK, sk: SK}
+entities:
+  Project:
+    keys:
+      table: {pk: "PROJ#{projectId}", sk: META}
+    attributes:
+      lastNumber: {type: INT, writable: false}
+  Ticket:
+    keys:
+      table: {pk: "PROJ#{projectId}", sk: "TICKET#{ticketNumber:07}"}
+    mint: ticketNumber
+    minted: {parent: Project, counter: lastNumber}
+  Event:
+    keys:
+      table: {pk: "PROJ#{projectId}", sk: "EVENT#{eventId}"}
+    mint: eventId
+    minted: ulid
+"""
+
+
+def test_a_file_declares_numbered_and_ulid_ids() -> None:
+    declaration = parse(MINTED, "desk.yaml")
+
+    assert declaration.entity("Ticket").minted == Numbering("Project", "lastNumber")
+    assert declaration.entity("Event").minted == "ulid"
+    assert declaration.entity("Project").minted == "time"
+    jsonschema.validate(yaml.safe_load(MINTED), json.loads(SCHEMA_PATH.read_text()))
+
+
+def test_a_broken_minted_id_is_named_with_its_line() -> None:
+    def error(text: str) -> str:
+        with pytest.raises(DeclarationFileError) as raised:
+            parse(text, "desk.yaml")
+        return str(raised.value)
+
+    assert error(MINTED.replace("minted: ulid", "minted: uuid")) == (
+        "desk.yaml:18: entities.Event.minted: an id is minted as time, ulid or {parent: <entity>, counter: <attribute>}"
+    )
+    assert error(MINTED.replace("{parent: Project, counter: lastNumber}", "{parent: Project}")) == (
+        "desk.yaml:13: entities.Ticket.minted: numbers are counted by an attribute of a parent: give both parent and"
+        " counter"
+    )
+    assert "numbered from Project.seq: the counter must be a number the gateway keeps on Project" in error(
+        MINTED.replace("counter: lastNumber", "counter: seq")
+    )
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(
+            yaml.safe_load(MINTED.replace("minted: ulid", "minted: uuid")), json.loads(SCHEMA_PATH.read_text())
+        )
