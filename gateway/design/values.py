@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import base64
+import re
 from collections.abc import Mapping, Sequence
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
 
 
@@ -65,10 +66,14 @@ def stored_json(value: Any) -> Any:
     raise TypeError(f"not a JSON value: {type(value).__name__}")
 
 
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+"""A number as text, in ASCII: Python's Decimal also reads ``1_000`` and other scripts' digits (``١٢``), which no
+other reader of the table would take for a number."""
+
+
 def number_from_text(text: str) -> Decimal | None:
     """The number a text attribute holds (``"100"``); None for text that is no finite number."""
-    try:
-        number = Decimal(text.strip())
-    except InvalidOperation:
+    stripped = text.strip()
+    if not _NUMBER.fullmatch(stripped):
         return None
-    return number if number.is_finite() else None
+    return Decimal(stripped)

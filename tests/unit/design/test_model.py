@@ -215,3 +215,15 @@ def test_a_binary_set_is_served_as_base64_in_byte_order_and_anything_else_as_nul
     }
     assert attribute_values(entity, {"hashes": {"a", "b"}}) == {"hashes": None}
     assert attribute_values(entity, {"hashes": b"a"}) == {"hashes": None}
+
+
+def test_a_number_kept_as_text_is_read_only_from_ascii_digits() -> None:
+    """Found by the generated designs' reference: ``1_000`` and ``١٢`` were served as 1000 and 12, where the table's
+    other readers see no number; they are null now, like any other text that is no number."""
+    entity = Entity("Product", {None: KeyShape.of("p#{productId}", "p")}, {"Price": Attribute("N", text=True)})
+
+    def price(text: str) -> object:
+        return attribute_values(entity, {"Price": text})["Price"]
+
+    assert [price(text) for text in ("1_000", "\u0661\u0662", "NaN", "Infinity", "0x10", "")] == [None] * 6
+    assert [price(text) for text in (" 7 ", "1e3", "-0", ".5", "5.", "9.99")] == [7, 1000, 0, 0.5, 5, 9.99]
