@@ -530,7 +530,9 @@ def check_links(gateway: Gateway, design: Design, reference: Reference) -> None:
                 expected = None if target is None else _expected_node(design, reference, link.target, target)
                 assert answer[root][link.field] == expected, (query, link)
                 event("link that reads its target by role" if _by_role(link) else "link that reads its target by name")
-            assert cost == link_cost(design, reference, links, item), query
+            expected_cost = link_cost(design, reference, links, item)
+            assert cost == expected_cost, query
+            event(f"a source and its links: {expected_cost.rounds} round(s)")
 
 
 def walk(
