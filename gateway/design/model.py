@@ -357,6 +357,12 @@ class Collection:
         for name in self.filters:
             if name not in self.member.attributes:
                 raise ValueError(f"{self.name}: {name} is not an attribute of {self.member.name}")
+            kind = self.member.declared[name].type
+            if kind not in SCALAR_TYPES:
+                raise ValueError(
+                    f"{self.name}: {self.member.name}.{name} is {kind}, which a filter cannot compare: filters take"
+                    f" attributes of types {', '.join(SCALAR_TYPES)}; drop {name!r} from filters="
+                )
 
     @property
     def field(self) -> str:

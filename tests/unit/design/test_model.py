@@ -8,7 +8,17 @@ import pytest
 from boto3.dynamodb.types import Binary
 
 from gateway.design.keys import KeyTemplate, validate_id
-from gateway.design.model import Attribute, Collection, Entity, Index, KeyShape, Link, Model, attribute_values
+from gateway.design.model import (
+    Attribute,
+    AttributeType,
+    Collection,
+    Entity,
+    Index,
+    KeyShape,
+    Link,
+    Model,
+    attribute_values,
+)
 from gateway.dynamo.accounting import Ledger, reached
 from gateway.errors import BadUserInput
 from gateway.execution.cursors import CursorCodec
@@ -227,3 +237,16 @@ def test_a_number_kept_as_text_is_read_only_from_ascii_digits() -> None:
 
     assert [price(text) for text in ("1_000", "\u0661\u0662", "NaN", "Infinity", "0x10", "")] == [None] * 6
     assert [price(text) for text in (" 7 ", "1e3", "-0", ".5", "5.", "9.99")] == [7, 1000, 0, 0.5, 5, 9.99]
+
+
+@pytest.mark.parametrize("kind", ["L", "M", "SS", "NS", "BS", "JSON"])
+def test_a_filter_on_an_attribute_no_condition_compares_is_refused_naming_it_and_the_fix(kind: AttributeType) -> None:
+    """Sets and JSON had no condition type: building the schema failed with a KeyError instead of saying why."""
+    shop = Entity("Shop", {None: KeyShape.of("S#{shopId}", "META")})
+    item = Entity("Item", {None: KeyShape.of("S#{shopId}", "I#{itemId}")}, {"data": Attribute(kind)})
+    with pytest.raises(ValueError) as refusal:
+        Collection("Shop.items", shop, item, filters=("data",))
+    assert str(refusal.value) == (
+        f"Shop.items: Item.data is {kind}, which a filter cannot compare: filters take attributes of types S, N, INT,"
+        " BOOL, DATE; drop 'data' from filters="
+    )
