@@ -21,10 +21,11 @@ from gateway.design.keys import Ids, KeyTemplate, head, validate_id
 log = logging.getLogger(__name__)
 
 Item = dict[str, Any]
-AttributeType = Literal["S", "N", "INT", "BOOL", "L", "M", "DATE", "SS", "NS", "JSON"]
+AttributeType = Literal["S", "N", "INT", "BOOL", "L", "M", "DATE", "SS", "NS", "BS", "JSON"]
 """DynamoDB's types, INT: a number stored as N that is served as a GraphQL Int (32-bit, integral), DATE: a
 calendar date stored as S ``YYYY-MM-DD`` that is served as the ``Date`` scalar, SS and NS: string and number sets
-served as lists, and JSON: any value (an open map, a list, ...) served as the ``JSON`` scalar."""
+served as lists, BS: a binary set served as a list of base64 strings (as DynamoDB's JSON writes binary), and
+JSON: any value (an open map, a list, ...) served as the ``JSON`` scalar."""
 
 _ENUM_VALUE = re.compile(r"[_A-Za-z][_0-9A-Za-z]*")
 
@@ -125,9 +126,8 @@ class Attribute:
     @property
     def is_typed(self) -> bool:
         """Whether GraphQL serves it: a scalar, a map of a shape, or a list of either."""
-        return (
-            self.type in (*SCALAR_TYPES, *_SET_ELEMENTS, "JSON") or self.shape is not None or self.element is not None
-        )
+        served = (*SCALAR_TYPES, *_SET_ELEMENTS, "BS", "JSON")
+        return self.type in served or self.shape is not None or self.element is not None
 
 
 @dataclass(frozen=True, eq=False)
@@ -383,6 +383,12 @@ class Collection:
         for name in self.filters:
             if name not in self.member.attributes:
                 raise ValueError(f"{self.name}: {name} is not an attribute of {self.member.name}")
+            kind = self.member.declared[name].type
+            if kind not in SCALAR_TYPES:
+                raise ValueError(
+                    f"{self.name}: {self.member.name}.{name} is {kind}, which a filter cannot compare: filters take"
+                    f" attributes of types {', '.join(SCALAR_TYPES)}; drop {name!r} from filters="
+                )
 
     @property
     def field(self) -> str:
@@ -1196,6 +1202,8 @@ def served_value(spec: Attribute, value: Any, where: str) -> Any:
         }
     if kind == "L" and spec.each is not None:
         return [served_value(spec.each, one, f"{where}[{i}]") for i, one in enumerate(value)]
+    if kind == "BS":
+        return values.binary_set_json(value)
     if kind in _SET_ELEMENTS and spec.each is not None:
         return [served_value(spec.each, one, f"{where}[{i}]") for i, one in enumerate(sorted(value))]
     return value
@@ -1223,6 +1231,8 @@ def _has_type(value: object, kind: AttributeType) -> bool:
             return isinstance(value, set) and all(isinstance(one, Decimal) for one in value)
         case "JSON":
             return True
+        case "BS":
+            return values.is_binary_set(value)
 
 
 def parse_date(text: str) -> date | None:

@@ -1,9 +1,10 @@
-"""Stored values that are not the declared GraphQL type verbatim: sets, free-form JSON, and numbers kept as text."""
+"""Stored values that are not the declared GraphQL type verbatim: sets, binary, free-form JSON, numbers kept as text."""
 
 from __future__ import annotations
 
 import base64
-from collections.abc import Mapping
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -34,12 +35,38 @@ def plain_json(value: Any) -> Any:
         return [plain_json(one) for one in value]
     if isinstance(value, set | frozenset):
         return sorted((plain_json(one) for one in value), key=repr)
+    raw = _raw(value)
+    return value if raw is None else base64.b64encode(raw).decode()
+
+
+def _raw(value: Any) -> bytes | None:
+    """The bytes of a binary value: ``bytes``, or boto3's ``Binary`` (which the wire decoding returns)."""
     if isinstance(value, bytes | bytearray):
-        return base64.b64encode(value).decode()
-    raw = getattr(value, "value", None)  # boto3's Binary
-    if isinstance(raw, bytes):
-        return base64.b64encode(raw).decode()
-    return value
+        return bytes(value)
+    raw = getattr(value, "value", None)
+    return raw if isinstance(raw, bytes) else None
+
+
+def is_binary_set(value: Any) -> bool:
+    return isinstance(value, set | frozenset) and all(_raw(one) is not None for one in value)
+
+
+def binary_set_json(value: Any) -> list[str]:
+    """A binary set (BS) as served: its elements in byte order, each in base64 as DynamoDB's JSON writes it, so a
+    set reads the same every time."""
+    return [base64.b64encode(raw).decode() for raw in sorted(_raw(one) or b"" for one in value)]
+
+
+def binary_set_stored(texts: Sequence[str]) -> set[bytes] | None:
+    """Base64 texts as the binary set DynamoDB stores; None for none (it stores no empty set). ValueError names the
+    first text that is not base64."""
+    out = set()
+    for n, text in enumerate(texts):
+        try:
+            out.add(base64.b64decode(text, validate=True))
+        except ValueError:
+            raise ValueError(f"element {n} is not base64") from None
+    return out or None
 
 
 def stored_json(value: Any) -> Any:
@@ -55,10 +82,14 @@ def stored_json(value: Any) -> Any:
     raise TypeError(f"not a JSON value: {type(value).__name__}")
 
 
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+"""A number as text, in ASCII: Python's Decimal also reads ``1_000`` and other scripts' digits (``١٢``), which no
+other reader of the table would take for a number."""
+
+
 def number_from_text(text: str) -> Decimal | None:
     """The number a text attribute holds (``"100"``); None for text that is no finite number."""
-    try:
-        number = Decimal(text.strip())
-    except InvalidOperation:
+    stripped = text.strip()
+    if not _NUMBER.fullmatch(stripped):
         return None
-    return number if number.is_finite() else None
+    return Decimal(stripped)

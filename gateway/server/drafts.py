@@ -7,6 +7,7 @@ date); what examples cannot tell (relations, orders, counters) is written as com
 from __future__ import annotations
 
 import re
+from base64 import b64decode
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -16,6 +17,7 @@ from typing import Any
 import yaml
 
 from gateway.design.keys import SEPARATOR
+from gateway.design.values import is_binary_set
 from gateway.dynamo.sampling import KeySchema
 from gateway.server.declaration_file import SCHEMA_PATH, TABLE_KEYS, DeclarationFileError, parse
 
@@ -323,8 +325,19 @@ def _attribute(values: list[Any], declared: str | None) -> str | dict[str, Any]:
         integral = all(value == value.to_integral_value() and abs(value) < 2**31 for value in values)
         return "INT" if integral else "N"
     if all(isinstance(value, set) for value in values):
-        return "NS" if all(isinstance(one, Decimal) for value in values for one in value) else "SS"
+        return _set_type(values)
     return "JSON"
+
+
+def _set_type(sets: list[set[Any]]) -> str:
+    """A set's type from its elements: a set of mixed elements is no set type, so it is JSON (served as it is)
+    rather than a string set that would serve it null."""
+    elements = [one for value in sets for one in value]
+    if all(isinstance(one, str) for one in elements):
+        return "SS"
+    if all(isinstance(one, Decimal) for one in elements):
+        return "NS"
+    return "BS" if all(is_binary_set(value) for value in sets) else "JSON"
 
 
 def draft(groups: Sequence[SampleGroup], keys: KeySchema, table: str) -> Draft:
@@ -465,6 +478,8 @@ def _plain(value: Mapping[str, Any]) -> Any:
             return set(raw)
         case "NS":
             return {Decimal(str(one)) for one in raw}
+        case "BS":
+            return {b64decode(one) for one in raw}
     return raw
 
 

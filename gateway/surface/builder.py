@@ -382,9 +382,8 @@ class Builder:
         return strawberry.input(fields.apply(cls), description=description)
 
     def _condition(self, entity: Entity, name: str, spec: Attribute) -> Any:
-        """The condition input of an attribute's type: shared by scalar, one per enum."""
-        if spec.type in ("L", "M"):
-            raise ValueError(f"{entity.name}.{name}: lists and maps cannot be filtered by")
+        """The condition input of an attribute's type (a scalar: the model refuses filters on others): shared by
+        scalar, one per enum."""
         value = self.type_of(entity, name, spec)
         type_name = (value.__name__ if spec.enum is not None else CONDITION_NAMES[spec.type]) + "Condition"
         if type_name in self.conditions:

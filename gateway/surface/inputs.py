@@ -93,7 +93,7 @@ def checked(name: str, spec: Attribute, value: Any) -> Any:
         return value.value
     if isinstance(value, date):  # the Date scalar refused anything that is not a date
         return value.isoformat()
-    if spec.type in ("M", "L", "SS", "NS", "JSON"):
+    if spec.type in ("M", "L", "SS", "NS", "BS", "JSON"):
         return attribute_inputs.stored(name, spec, value, checked)
     if spec.type == "S" and (not value.strip() or len(value) > spec.max_length):
         raise BadUserInput(f"{name} must be 1 to {spec.max_length} characters, not blank", argument=name)

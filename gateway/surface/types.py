@@ -42,6 +42,7 @@ SCALARS: dict[AttributeType, Any] = {
     "BOOL": bool,
     "DATE": Date,
     "JSON": strawberry.scalars.JSON,
+    "BS": list[str],  # base64, one string per element
 }
 CONDITION_NAMES: dict[AttributeType, str] = {
     "S": "String",

@@ -24,13 +24,16 @@ def stored(name: str, spec: Attribute, value: Any, check: Check) -> Any:
     stored as given, numbers as decimals."""
     if spec.type == "JSON":
         return values.stored_json(value)
-    if spec.type in ("SS", "NS") and spec.each is not None:
+    if spec.type == "BS" or spec.each is not None:
         if len(value) > spec.max_items:
             raise BadUserInput(f"{name} takes at most {spec.max_items} elements", argument=name)
-        return {check(f"{name}[{i}]", spec.each, one) for i, one in enumerate(value)} or None
-    if spec.each is not None:
-        if len(value) > spec.max_items:
-            raise BadUserInput(f"{name} takes at most {spec.max_items} elements", argument=name)
+        if spec.each is None:  # a binary set: base64 texts
+            try:
+                return values.binary_set_stored(value)
+            except ValueError as error:
+                raise BadUserInput(f"{name}: {error}", argument=name) from None
+        if spec.type in ("SS", "NS"):
+            return {check(f"{name}[{i}]", spec.each, one) for i, one in enumerate(value)} or None
         return [check(f"{name}[{i}]", spec.each, one) for i, one in enumerate(value)]
     if spec.shape is None:
         raise BadUserInput(f"{name} has no declared shape", argument=name)

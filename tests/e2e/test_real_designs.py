@@ -587,6 +587,7 @@ PRODUCT = Entity(
     {
         "tags": Attribute("SS", "Labels, a string set."),
         "sizes": Attribute("NS", "Sizes in stock, a number set."),
+        "hashes": Attribute("BS", "Checksums, a binary set."),
         "details": Attribute("JSON", "Whatever the catalog stores."),
         "Price": Attribute("N", "Stored as a string.", text=True),
         "Stock": Attribute("INT", "Stored as a string.", text=True),
@@ -607,6 +608,7 @@ CATALOG_ITEMS = [
         "GSI1-SK": "p#1",
         "tags": {"red", "cotton"},
         "sizes": {Decimal(40), Decimal("42.5")},
+        "hashes": {b"\xff\x00", b"a", b"\x00"},
         "details": {"weight": Decimal("0.2"), "care": ["wash", "dry"], "origin": {"country": "PT"}},
         "Price": "100",
         "Stock": "7",
@@ -622,16 +624,17 @@ def catalog(dynamodb: Any, endpoint: str, gateway_factory: Callable[..., Gateway
 
 def test_sets_json_and_numbers_kept_as_text_are_served_as_declared(catalog: tuple[Gateway, str]) -> None:
     gateway, _ = catalog
-    data, cost = _data(gateway, '{ products(productIds: ["1", "2"]) { tags sizes details price stock } }')
+    data, cost = _data(gateway, '{ products(productIds: ["1", "2"]) { tags sizes hashes details price stock } }')
     assert data["products"] == [
         {
             "tags": ["cotton", "red"],
             "sizes": [40, 42.5],
+            "hashes": ["AA==", "YQ==", "/wA="],  # in byte order: 00, 61, ff00
             "details": {"weight": 0.2, "care": ["wash", "dry"], "origin": {"country": "PT"}},
             "price": 100,
             "stock": 7,
         },
-        {"tags": None, "sizes": None, "details": None, "price": None, "stock": None},
+        {"tags": None, "sizes": None, "hashes": None, "details": None, "price": None, "stock": None},
     ]
     assert cost == (1, 1)
 
@@ -642,16 +645,19 @@ def test_sets_json_and_numbers_kept_as_text_are_written_as_stored(catalog: tuple
         "productId": "3",
         "tags": ["b", "a", "b"],
         "sizes": [1, 2.5],
+        "hashes": ["/wA=", "YQ==", "YQ=="],
         "details": {"weight": 1.5, "care": ["none"]},
         "price": 9.99,
         "stock": 3,
     }
-    created, sent = mutate(gateway, "createProduct", data, "... on Product { tags sizes details price stock }")
+    created, sent = mutate(gateway, "createProduct", data, "... on Product { tags sizes hashes details price stock }")
+    assert created["hashes"] == ["YQ==", "/wA="]
     assert created["tags"] == ["a", "b"] and created["price"] == 9.99 and created["details"]["weight"] == 1.5
     assert sent == {"PutItem": 1}
     item = dynamodb.get_item(TableName=table, Key={"PK": {"S": "p#3"}, "SK": {"S": "p#3"}})["Item"]
     assert item["tags"] == {"SS": ["a", "b"]} or item["tags"] == {"SS": ["b", "a"]}
     assert sorted(item["sizes"]["NS"]) == ["1", "2.5"]
+    assert sorted(item["hashes"]["BS"]) == [b"a", b"\xff\x00"]
     assert item["details"] == {"M": {"weight": {"N": "1.5"}, "care": {"L": [{"S": "none"}]}}}
     assert (item["Price"], item["Stock"]) == ({"S": "9.99"}, {"S": "3"})
     assert (item["GSI1-PK"], item["GSI1-SK"]) == ({"S": "ALL#PRODUCTS"}, {"S": "p#3"})
@@ -661,6 +667,18 @@ def test_sets_json_and_numbers_kept_as_text_are_written_as_stored(catalog: tuple
     assert emptied["tags"] is None
     item = dynamodb.get_item(TableName=table, Key={"PK": {"S": "p#3"}, "SK": {"S": "p#3"}})["Item"]
     assert "tags" not in item
+
+
+def test_a_binary_set_element_that_is_not_base64_is_refused_naming_it(catalog: tuple[Gateway, str]) -> None:
+    gateway, _ = catalog
+    data = {"productId": "4", "hashes": ["YQ==", "not base64!"]}
+    refused, sent = mutate(gateway, "createProduct", data, "... on ValidationFailedError { message field }")
+    assert refused == {
+        "__typename": "ValidationFailedError",
+        "message": "hashes: element 1 is not base64",
+        "field": "hashes",
+    }
+    assert sent == {}
 
 
 # --- a value in a sparse index's sort key: set, moved, removed ----------------------------------------------------

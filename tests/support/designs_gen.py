@@ -3,9 +3,11 @@
 Nothing here imports the gateway: a design is entities with key templates (literal text, plain ids, plain or
 zero-padded numbers, dates; ``#`` or other separators; prefixes glued to a field), optional discriminators, sparse
 GSI keys, shared key shapes, and one-to-many collections in a shared partition or in a GSI, some under a parent that
-has no item of its own. The reference decides which designs are ambiguous (two entities whose table keys can be the
-same item and no discriminator tells apart), recognises items, and answers lookups, collection pages both ways and
-ranges over a date or padded-number sort segment.
+has no item of its own; links that read their target's ids from source fields of other names (roles); attributes
+stored as sets, free-form JSON and numbers kept as text. The reference decides which designs are ambiguous (two
+entities whose table keys can be the same item and no discriminator tells apart; links that cannot tell which item
+they mean), recognises items, decodes stored attributes on its own, and answers lookups, links, collection pages both
+ways and ranges over a date or padded-number sort segment.
 
 ``designs(today=True)`` draws from the part of this space today's declaration can express: ``#``-separated
 templates of plain ids, no discriminators, no sparse keys, every entity told apart by the literal words of its keys.
@@ -13,11 +15,13 @@ templates of plain ids, no discriminators, no sparse keys, every entity told apa
 
 from __future__ import annotations
 
+import base64
 import re
 from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
+from decimal import Decimal
 from typing import Any, Literal
 
 from hypothesis import strategies as st
@@ -25,6 +29,9 @@ from hypothesis import strategies as st
 Item = dict[str, Any]
 Value = str | int | date
 Kind = Literal["id", "num", "date"]
+AttributeKind = Literal["S", "N", "SS", "NS", "BS", "JSON", "NTEXT"]
+"""How an attribute is stored: text, a number, a string, number or binary set, free-form JSON (an open map, a list,
+...), or a number kept as text (``"Price": "100"``)."""
 
 _DATE = r"[1-9][0-9]{3}-(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])"
 """A date as the designs write it: days 29 to 31 are left out, so that every string of this shape is a date."""
@@ -35,6 +42,18 @@ OTHER_SEPARATORS = "|/"
 DIGITS = frozenset("0123456789")
 WORDS = ("A", "AB", "B", "META", "PROJ", "TASK", "USER", "a", "ord", "p", "sh", "shp")
 """Literal words of templates: some are prefixes of others (``sh``/``shp``, ``A``/``AB``), some are id-like."""
+STORED_ATTRIBUTES: dict[str, tuple[AttributeKind, str]] = {
+    "tags": ("SS", "tags"),
+    "sizes": ("NS", "sizes"),
+    "hashes": ("BS", "hashes"),
+    "details": ("JSON", "details"),
+    "Price": ("NTEXT", "price"),
+    "like_count": ("N", "likeCount"),
+}
+"""Attributes stored as sets, JSON and numbers as text, each with the name GraphQL gives it (stored names that are not
+GraphQL names: ``Price`` is ``price``, ``like_count`` is ``likeCount``)."""
+ROLES = ("owner", "member", "author")
+"""Words for the fields a link reads its target's ids from, when they are not the target's own names."""
 HEADS = ("A", "AB", "B", "C", "D", "ITEM", "META", "NOTE", "ORG", "PROJ", "TASK", "USER", "WS", "ord", "p", "sh", "shp")
 """Words today's designs give each template's head, one per template: enough for four entities."""
 
@@ -153,13 +172,18 @@ class EntityDesign:
     keys: Mapping[str | None, KeyPair]
     discriminator: str | None = None
     sparse: frozenset[str] = frozenset()
-    attributes: Mapping[str, Literal["S", "N"]] = field(default_factory=dict)
+    attributes: Mapping[str, AttributeKind] = field(default_factory=dict)
     virtual: bool = False
 
     @property
     def ids(self) -> tuple[str, ...]:
         """The fields of the table key: what identifies one item."""
         return self.keys[None].fields
+
+    @property
+    def fields(self) -> frozenset[str]:
+        """Every field its keys hold, in the table and in each index: what its items can tell."""
+        return frozenset(name for pair in self.keys.values() for name in pair.fields)
 
     @property
     def self_keyed(self) -> bool:
@@ -183,6 +207,21 @@ class CollectionDesign:
 
 
 @dataclass(frozen=True)
+class LinkDesign:
+    """A to-one relation: the ``target`` item whose ids are the ``source`` item's fields named in ``roles`` (target
+    id -> source field: ``{"e0Id": "owner1A"}`` reads the E0 whose id is the source's ``owner1A``)."""
+
+    name: str
+    source: str
+    target: str
+    roles: Mapping[str, str]
+
+    @property
+    def field(self) -> str:
+        return self.name.partition(".")[2]
+
+
+@dataclass(frozen=True)
 class Design:
     table_keys: tuple[str, str]
     indexes: Mapping[str, tuple[str, str]]
@@ -192,6 +231,7 @@ class Design:
     entities: tuple[EntityDesign, ...]
     collections: tuple[CollectionDesign, ...] = ()
     type_attribute: str = "EntityType"
+    links: tuple[LinkDesign, ...] = ()
 
     def entity(self, name: str) -> EntityDesign:
         return next(entity for entity in self.entities if entity.name == name)
@@ -324,6 +364,26 @@ def ambiguities(design: Design) -> list[tuple[str, str, tuple[str, str]]]:
     return out
 
 
+def link_ambiguities(design: Design) -> list[tuple[str, str]]:
+    """The links that cannot tell which item they mean, each with why: one whose source's items do not hold a field it
+    reads the target's ids from, one that reads its own source's ids into the same entity (it is always the item
+    itself), and one that reads what an earlier link of its source reads (the same object by the same fields, so one
+    of them misses the role it was meant to have)."""
+    out = []
+    seen: set[tuple[str, str, tuple[tuple[str, str], ...]]] = set()
+    for link in design.links:
+        reads = tuple(sorted((name, link.roles.get(name, name)) for name in design.entity(link.target).ids))
+        lacking = [field for _, field in reads if field not in design.entity(link.source).fields]
+        if lacking:
+            out.append((link.name, f"{link.source} holds no {lacking}"))
+        elif link.source == link.target and all(name == field for name, field in reads):
+            out.append((link.name, "always its source itself"))
+        elif (link.source, link.target, reads) in seen:
+            out.append((link.name, "reads what an earlier link reads"))
+        seen.add((link.source, link.target, reads))
+    return out
+
+
 # --- the reference: items and answers ---------------------------------------------------------------------------------
 
 
@@ -362,9 +422,16 @@ def recognise(design: Design, item: Item) -> list[str]:
     ]
 
 
-def make_item(design: Design, entity: EntityDesign, values: Mapping[str, Value], indexed: frozenset[str]) -> Item:
+def make_item(
+    design: Design,
+    entity: EntityDesign,
+    values: Mapping[str, Value],
+    indexed: frozenset[str],
+    stored: Mapping[str, Any] | None = None,
+) -> Item:
     """An item as a client writes it: its table key, the keys of the indexes in ``indexed`` (or every index it
-    declares that is not sparse), its discriminator and attributes."""
+    declares that is not sparse), its discriminator and attributes: text and numbers made from its key, the others
+    as ``stored`` gives them (absent where it gives none)."""
     item: Item = {}
     for index, pair in entity.keys.items():
         if index is not None and index in entity.sparse and index not in indexed:
@@ -375,8 +442,51 @@ def make_item(design: Design, entity: EntityDesign, values: Mapping[str, Value],
     if entity.discriminator is not None:
         item[design.type_attribute] = entity.discriminator
     for name, kind in entity.attributes.items():
-        item[name] = f"{entity.name}:{name}:{item[design.table_keys[1]]}" if kind == "S" else len(item)
+        if kind == "S":
+            item[name] = f"{entity.name}:{name}:{item[design.table_keys[1]]}"
+        elif kind == "N":
+            item[name] = len(item)
+        elif stored is not None and stored.get(name) is not None:
+            item[name] = stored[name]
     return item
+
+
+_NUMBER_TEXT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+"""A number as people write one in text: ASCII digits, an optional sign, point and exponent."""
+
+
+def served(kind: AttributeKind, value: Any) -> Any:
+    """A stored attribute as GraphQL serves it, decoded here on its own: a set as a list in its elements' order (text
+    by code point, which is UTF-8 byte order; numbers by value; binary by bytes, each in base64), JSON with numbers as
+    numbers, a number kept as text as that number (null when the text is no number); absent is null."""
+    if value is None:
+        return None
+    if kind == "SS":
+        return sorted(value, key=lambda text: text.encode())
+    if kind == "NS":
+        return [_number(one) for one in sorted(value)]
+    if kind == "BS":
+        return [base64.b64encode(bytes(one)).decode() for one in sorted(bytes(one) for one in value)]
+    if kind == "JSON":
+        return _json(value)
+    if kind == "NTEXT":
+        text = value.strip()
+        return _number(Decimal(text)) if _NUMBER_TEXT.fullmatch(text) else None
+    return value
+
+
+def _number(number: Decimal | int) -> int | float:
+    return int(number) if number == int(number) else float(number)
+
+
+def _json(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _json(one) for key, one in value.items()}
+    if isinstance(value, list):
+        return [_json(one) for one in value]
+    if isinstance(value, Decimal):
+        return _number(value)
+    return value
 
 
 @dataclass(frozen=True)
@@ -413,6 +523,15 @@ class Reference:
         ]
         assert len(found) <= 1, f"two {entity} items with ids {ids}"
         return found[0] if found else None
+
+    def linked(self, link: LinkDesign, item: Item) -> Item | None:
+        """The item a link of ``item`` reads: the target whose ids are the item's role fields; None when the item
+        lacks one of them, or no target has those ids."""
+        values = self.of[self.items.index(item)][1]
+        wanted = {name: values.get(field) for name, field in link.roles.items()}
+        if any(value is None for value in wanted.values()):
+            return None
+        return self.lookup(link.target, wanted)
 
     def instances(self, entity: str) -> list[dict[str, Value]]:
         return [values for name, values in self.of.values() if name == entity]
@@ -518,11 +637,19 @@ def _template(
 
 
 @st.composite
-def designs(draw: st.DrawFn, today: bool = False, clash: bool = False) -> Design:
+def designs(
+    draw: st.DrawFn,
+    today: bool = False,
+    clash: bool = False,
+    links: bool = False,
+    link_mistakes: bool = False,
+    stored_types: bool = False,
+) -> Design:
     """A design of 2 to 4 entities: roots keyed by their own id, each member in a collection of an earlier entity,
     in the parent's partition or in a GSI; with ``today``, in the space today's declaration can express, where every
     template starts with a word of its own unless ``clash`` draws them from three (so that some designs are
-    ambiguous)."""
+    ambiguous). ``links`` adds links that read their target by role (``_links``), ``link_mistakes`` sometimes one
+    that cannot tell which item it means, and ``stored_types`` attributes stored as sets, JSON and numbers as text."""
     count = draw(st.integers(2, 4))
     names = [f"E{n}" for n in range(count)]
     kinds: dict[str, Kind] = {}
@@ -544,7 +671,10 @@ def designs(draw: st.DrawFn, today: bool = False, clash: bool = False) -> Design
     for n, name in enumerate(names):
         own = f"{name.lower()}Id"
         discriminator = None if today or not draw(st.booleans()) else name
-        attributes: dict[str, Literal["S", "N"]] = {"label": "S"} if draw(st.booleans()) else {}
+        attributes: dict[str, AttributeKind] = {"label": "S"} if draw(st.booleans()) else {}
+        if stored_types:
+            chosen = draw(st.lists(st.sampled_from(sorted(STORED_ATTRIBUTES)), max_size=3, unique=True))
+            attributes.update((one, STORED_ATTRIBUTES[one][0]) for one in chosen)
         parent = None if n == 0 or draw(st.integers(0, 3)) == 0 else entities[draw(st.integers(0, n - 1))]
         if parent is None:
             roots = [entity for entity in entities if entity.name not in members and not entity.virtual]
@@ -589,7 +719,81 @@ def designs(draw: st.DrawFn, today: bool = False, clash: bool = False) -> Design
             )
         sparse = frozenset({"GSI1"}) if "GSI1" in keys and not today and draw(st.booleans()) else frozenset()
         entities.append(EntityDesign(name, keys, discriminator, sparse, attributes))
-    return Design(table_keys, {"GSI1": gsi}, kinds, tuple(entities), tuple(collections))
+    design = Design(table_keys, {"GSI1": gsi}, kinds, tuple(entities), tuple(collections))
+    return draw(_links(design, link_mistakes)) if links else design
+
+
+@st.composite
+def _links(draw: st.DrawFn, design: Design, mistakes: bool) -> Design:
+    """The design with 1 to 3 links from an entity to an earlier one (whose items data() makes first), that is no
+    link's source: a role field joins its source's identity, so a target's ids stay those its links read. Each
+    target id is read from the source's field of that name when it has one (the same id: a member's parent) or from
+    a role field of its own, added to the end of the source's table sort key (``#OWNER#{owner1A}``): so a source
+    often holds a field named like the target's id that a link must not read (a member's ``e0Id`` when it links to
+    another E0 by ``owner1A``), and two links often read one target by different roles. With ``mistakes``, sometimes
+    one link more that ``link_ambiguities`` refuses."""
+    entities = {entity.name: entity for entity in design.entities}
+    order = [entity.name for entity in design.entities if not entity.virtual]
+    kinds = dict(design.kinds)
+    made: list[LinkDesign] = []
+    for k in range(draw(st.integers(1, 3))):
+        sources, targets = {link.source for link in made}, {link.target for link in made}
+        pairs = [
+            (source, target)
+            for at, source in enumerate(order)
+            for target in order[:at]
+            if source not in targets and target not in sources
+        ]
+        if not pairs:
+            break
+        if made and draw(st.booleans()):
+            source, target = made[-1].source, made[-1].target
+        else:
+            source, target = draw(st.sampled_from(pairs))
+        roles: dict[str, str] = {}
+        for j, name in enumerate(entities[target].ids):
+            by_name = name in entities[source].fields and draw(st.booleans())
+            # The same roles as an earlier link of the pair would be a mistake: the last id then takes a role.
+            if by_name and any(link.roles == {**roles, name: name} for link in made if link.source == source):
+                by_name = False
+            if by_name:
+                roles[name] = name
+                continue
+            role = f"{draw(st.sampled_from(ROLES))}{k}{chr(ord('A') + j)}"
+            kinds[role] = kinds[name]
+            roles[name] = role
+            pair = entities[source].keys[None]
+            sk = _appended(pair.sk, f"#{role[:-2].upper()}#", Slot(role))
+            entities[source] = replace(entities[source], keys={**entities[source].keys, None: KeyPair(pair.pk, sk)})
+        made.append(LinkDesign(f"{source}.link{k}", source, target, roles))
+    if mistakes and draw(st.booleans()):
+        made.append(draw(_mistaken_link(made, entities, len(made))))
+    return replace(
+        design, kinds=kinds, entities=tuple(entities[entity.name] for entity in design.entities), links=tuple(made)
+    )
+
+
+def _appended(template: Template, literal: str, slot: Slot) -> Template:
+    """``template`` with ``literal`` and ``slot`` after it; literal text it ends with and ``literal`` are one part."""
+    head, last = template.parts[:-1], template.parts[-1]
+    if isinstance(last, str):
+        return Template((*head, last + literal, slot))
+    return Template((*template.parts, literal, slot))
+
+
+@st.composite
+def _mistaken_link(draw: st.DrawFn, made: list[LinkDesign], entities: Mapping[str, EntityDesign], k: int) -> LinkDesign:
+    """A link that cannot tell which item it means: a second one by an earlier link's roles, one from an entity to
+    itself by its own ids, or one that reads a target's ids by their names from a source that has no such field."""
+    kind = draw(st.sampled_from(("again", "itself", "unheld")))
+    if kind == "again":
+        earlier = draw(st.sampled_from(made))
+        return replace(earlier, name=f"{earlier.source}.link{k}")
+    stored = sorted(name for name, entity in entities.items() if not entity.virtual)
+    source = draw(st.sampled_from(stored))
+    unheld = [name for name in stored if set(entities[name].ids) - entities[source].fields]
+    target = draw(st.sampled_from(unheld)) if kind == "unheld" and unheld else source
+    return LinkDesign(f"{source}.link{k}", source, target, {name: name for name in entities[target].ids})
 
 
 def _renamed(template: Template, field: str) -> Template:
@@ -602,6 +806,51 @@ def _value(kind: Kind, n: int, text: str) -> Value:
     if kind == "date":
         return date(2020, 1 + n % 12, 1 + 3 * (n // 12) % 28)
     return text
+
+
+@st.composite
+def _roles(
+    draw: st.DrawFn,
+    design: Design,
+    link: LinkDesign,
+    values: Mapping[str, Value],
+    targets: Sequence[Mapping[str, Value]],
+    n: int,
+) -> dict[str, Value]:
+    """Values of a link's role fields: mostly a target's ids (one that agrees with the ids the source holds by name),
+    sometimes ids no target has, so that the link is null."""
+    fitting = [
+        one
+        for one in targets
+        if all(one[name] == values.get(field) for name, field in link.roles.items() if name == field)
+    ]
+    chosen = fitting[draw(st.integers(0, len(fitting) - 1))] if fitting and draw(st.integers(0, 3)) > 0 else None
+    return {
+        field: chosen[name] if chosen is not None else _value(design.kinds[field], 100 + n, "zz")
+        for name, field in link.roles.items()
+        if field != name
+    }
+
+
+_SET_TEXT = "aZé~\uffff\U0001f600"
+"""Set elements cross orders: ``Z`` before ``a`` by code point; U+FFFF before an emoji in UTF-8, after it in UTF-16."""
+_JSON_NUMBER = st.integers(-(10**12), 10**12).map(Decimal) | st.decimals(-1000, 1000, places=2)
+_NUMBER_TRAPS = ("n/a", "", " 7 ", "1e3", "-0", ".5", "5.", "NaN", "Infinity", "0x10", "1_000", "\u0661\u0662")
+"""Texts a number kept as text may hold that are no number, or are one written oddly: half of what is drawn."""
+STORED_VALUES: dict[AttributeKind, st.SearchStrategy[Any]] = {
+    "SS": st.sets(st.text(_SET_TEXT, min_size=1, max_size=3), min_size=1, max_size=4),
+    "NS": st.sets(_JSON_NUMBER, min_size=1, max_size=4),
+    "BS": st.sets(st.binary(min_size=1, max_size=3), min_size=1, max_size=4),
+    "JSON": st.recursive(
+        st.none() | st.booleans() | st.text(_SET_TEXT, max_size=3) | _JSON_NUMBER,
+        lambda inner: (
+            st.lists(inner, max_size=3) | st.dictionaries(st.text(_SET_TEXT, min_size=1, max_size=3), inner, max_size=3)
+        ),
+        max_leaves=6,
+    ),
+    "NTEXT": st.sampled_from(_NUMBER_TRAPS) | _JSON_NUMBER.map(str),
+}
+"""Values of the stored attribute kinds, as boto3 writes them (absent when a strategy gives None)."""
 
 
 @st.composite
@@ -630,8 +879,12 @@ def data(draw: st.DrawFn, design: Design) -> list[tuple[str, Item]]:
             if parent is None:
                 break
             values = {**parent, own: _value(kind, numbers[n], texts[n])}
+            for link in design.links:
+                if link.source == entity.name:
+                    values.update(draw(_roles(design, link, values, values_by_entity[link.target], n)))
             indexed = frozenset({"GSI1"}) if draw(st.booleans()) else frozenset()
-            item = make_item(design, entity, values, indexed)
+            stored = {name: draw(STORED_VALUES[one]) for name, one in entity.attributes.items() if one in STORED_VALUES}
+            item = make_item(design, entity, values, indexed, stored)
             key = (item[design.table_keys[0]], item[design.table_keys[1]])
             if entity.virtual:
                 made.append(values)

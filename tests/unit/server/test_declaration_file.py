@@ -96,7 +96,7 @@ def test_a_refusal_of_the_model_is_named_with_the_line_of_what_it_refuses() -> N
 def test_a_wrong_type_is_named_with_its_line() -> None:
     assert _error(SMALL.replace("tags: SS", "tags: XX")) == (
         "shop.yaml:16: entities.Customer.attributes.tags.type: no type 'XX'; one of S, N, INT, BOOL, L, M, DATE, SS,"
-        " NS, JSON"
+        " NS, BS, JSON"
     )
     assert _error(SMALL.replace("sparse: true", "sparse: often")) == (
         "shop.yaml:20: entities.Order.keys.GSI1.sparse: expected true or false, found text"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -90,3 +91,37 @@ def test_key_templates_are_read_from_values_of_one_shape() -> None:
     assert "sk: USER#{username}" in result.text.replace("'", "")
     assert "username: {type: S, from_id: username}" in result.text
     assert "joined: DATE" in result.text
+
+
+def test_sets_are_drafted_by_their_elements_binary_ones_too() -> None:
+    """A binary set was drafted as a string set, which serves it null; a set of mixed elements is JSON."""
+    keys = KeySchema("PK", "SK")
+    items = [
+        {
+            "PK": f"p#{n}",
+            "SK": "META",
+            "tags": {"red", f"t{n}"},
+            "sizes": {Decimal(n), Decimal("2.5")},
+            "hashes": {b"\x00", bytes([n])},
+            "mixed": {"a", Decimal(n)},
+        }
+        for n in range(1, 4)
+    ]
+    text = draft([SampleGroup("Product", items)], keys, "t").text
+    drafted = {line.strip() for line in text.splitlines()}
+    assert {"tags: SS", "sizes: NS", "hashes: BS", "mixed: JSON"} <= drafted
+
+
+def test_a_binary_set_in_a_workbench_model_is_drafted_as_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    document: dict[str, Any] = json.loads(MODEL.read_text())
+    (table,) = document["DataModel"]
+    customers = next(facet for facet in table["TableFacets"] if facet["FacetName"] == "customer")
+    for row in customers["TableData"]:
+        row["Avatars"] = {"BS": ["AAE=", "/w=="]}
+    model = tmp_path / "avatars.json"
+    model.write_text(json.dumps(document))
+    output, _ = _import(tmp_path, model, capsys)
+    (customer,) = [entity for entity in load_file(output).model.entities if entity.name == "Customer"]
+    assert customer.declared["Avatars"].type == "BS"
