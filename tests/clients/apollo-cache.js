@@ -1,6 +1,7 @@
 // Apollo Client 3's InMemoryCache (possibleTypes from `export-schema`) in Node against a live gateway: runs each
-// operation from the network, then reads it again from the cache alone; prints the answers and every message the
-// cache logs (data lost on a replaced field, a missing field), which Apollo writes with console.warn and console.error.
+// operation from the network, then reads it again from the cache alone, and all of them again at the end; prints the
+// answers and every message the cache logs (data lost on a replaced field, a missing field), which Apollo writes with
+// console.warn and console.error.
 // argv: <gateway url> <possible-types.json> <operations.json: a list of query texts> [introspection.json]
 // With the introspection, every connection field gets the type policy docs/graphql.md gives Apollo users.
 const fs = require("fs");
@@ -53,7 +54,9 @@ function connectionPolicies(introspection) {
       cached: cached ?? null,
     });
   }
-  process.stdout.write(JSON.stringify({ messages, answers }));
+  // Each operation read again once all have run: what later answers left of it in the cache.
+  const reread = operations.map((text) => apollo.readQuery({ query: gql(text) }) ?? null);
+  process.stdout.write(JSON.stringify({ messages, answers, reread }));
 })().catch((error) => {
   process.stderr.write(String(error && error.stack ? error.stack : error) + "\n");
   process.exit(1);

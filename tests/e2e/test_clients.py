@@ -257,3 +257,21 @@ def test_apollo_client_warns_when_an_entity_without_id_is_replaced_under_its_par
     assert len(seen["messages"]) == 1, seen["messages"]
     assert "Cache data may be lost when replacing the organization field of a Query object" in seen["messages"][0]
     assert "Organization" in seen["messages"][0]
+
+
+def test_apollo_client_keeps_a_connection_read_both_ways_apart_under_the_documented_policy(
+    node: str, served: Callable[..., Gateway], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `order` chooses which list is read: under relayStylePagination keyed by it (docs/graphql.md), the ascending
+    # page is still in the cache, as served, after the descending page of the same field was written.
+    demo = served(DEMO, seeded=True)
+    page = "{ id projects(first: 2%s) { edges { cursor node { id projectId } } pageInfo { hasNextPage endCursor } } }"
+    operations = [
+        '{ workspace(workspaceId: "ws-1") ' + page % ", order: ASCENDING" + " }",
+        '{ workspace(workspaceId: "ws-1") ' + page % "" + " }",
+    ]
+    seen = _apollo_cache(node, demo, operations, tmp_path, capsys, connection_policies=True)
+    assert seen["messages"] == []
+    ascending, descending = (answer["fetched"] for answer in seen["answers"])
+    assert ascending["workspace"]["projects"]["edges"] != descending["workspace"]["projects"]["edges"]
+    assert seen["reread"] == [ascending, descending]
