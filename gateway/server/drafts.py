@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
+from itertools import pairwise
 from typing import Any
 
 import yaml
@@ -31,6 +32,11 @@ _LOWER_LITERAL = re.compile(r"[a-z]{1,4}")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 _WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+_SEPARATORS = re.compile(r"([#|/])")
+"""Where keys are seen to split: ``#``, and the ``|`` and ``/`` that other designs write between segments."""
+_GLUED = re.compile(r"([A-Za-z]+)([0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]+)")
+"""A key that starts with a word glued to a number or a date (``ord00042``, ``shp2026-01-05``): the letters are
+literal text. After a separator such a segment is read as one id (``ORG#o1``), as ids there often look like that."""
 
 
 class _Flow(dict[str, Any]):
@@ -91,6 +97,8 @@ class _Entity:
     group: SampleGroup
     templates: dict[str, list[str | _Slot]]
     """Key attribute: its segments, literals and slots (one slot object per field, shared by the keys holding it)."""
+    joints: dict[str, tuple[str, ...]]
+    """Key attribute: the separators between its segments."""
     sparse: set[str]
     fields: list[_Slot]
 
@@ -99,9 +107,27 @@ class _Entity:
         return self.group.name
 
     def pattern(self, attribute: str) -> str:
-        return SEPARATOR.join(
-            part if isinstance(part, str) else "{" + part.name + "}" for part in self.templates[attribute]
-        )
+        texts = [part if isinstance(part, str) else "{" + part.name + "}" for part in self.templates[attribute]]
+        return texts[0] + "".join(joint + text for joint, text in zip(self.joints[attribute], texts[1:], strict=True))
+
+    def separator(self, attributes: Iterable[str]) -> str | None:
+        """The separator other than ``#`` the templates of ``attributes`` need declared: the one that stands
+        between two of their fields where no ``#`` does (ids hold no separator, so each key has one reading)."""
+        needed: set[str] = set()
+        for attribute in attributes:
+            parts, joints = self.templates.get(attribute, []), self.joints.get(attribute, ())
+            slots = [n for n, part in enumerate(parts) if isinstance(part, _Slot)]
+            for start, end in pairwise(slots):
+                between = [joint for joint in joints[start:end] if joint]
+                if between and SEPARATOR not in between:
+                    needed.add(between[0])
+        return min(needed) if needed else None
+
+
+def _shape(value: str) -> tuple[list[str], tuple[str, ...]]:
+    """A key's segments, and the separators between them."""
+    parts = _SEPARATORS.split(value)
+    return parts[::2], tuple(parts[1::2])
 
 
 def pascal(name: str) -> str:
@@ -109,8 +135,11 @@ def pascal(name: str) -> str:
     return "".join(word[:1].upper() + word[1:] for word in words)
 
 
-def _literal_like(segment: str, last: bool) -> bool:
-    return bool(_UPPER_LITERAL.fullmatch(segment)) or (not last and bool(_LOWER_LITERAL.fullmatch(segment)))
+def _literal_like(segment: str, last: bool, repeated: bool = False) -> bool:
+    """Upper-case words are literals; short lower-case ones too, but last in a key only where several items repeat
+    them (``ord``), as an id in last place is often such a word."""
+    lower = (not last or repeated) and bool(_LOWER_LITERAL.fullmatch(segment))
+    return bool(_UPPER_LITERAL.fullmatch(segment)) or lower
 
 
 def _key_attributes(keys: KeySchema) -> list[tuple[str | None, str, str | None]]:
@@ -127,21 +156,31 @@ def find_discriminator(items: Sequence[Item], keys: KeySchema) -> str | None:
     ordered = [name for name in DISCRIMINATORS if name in texts] + sorted(set(texts) - set(DISCRIMINATORS))
     for name in ordered:
         kinds = {item[name] for item in items}
-        if 1 < len(kinds) <= max(2, len(items) // 2) or (name in DISCRIMINATORS and len(kinds) >= 1):
+        # A value most items hold alone names the item (a title, a label), not its type.
+        if 1 < len(kinds) <= len(items) // 2 or (name in DISCRIMINATORS and len(kinds) >= 1):
             return name
     return None
 
 
 def groups_of(items: Sequence[Item], keys: KeySchema) -> list[SampleGroup]:
-    """Items grouped into types: by their discriminator's value when they hold one, else by their keys' shape."""
+    """Items grouped into types: by their discriminator's value when they hold one, else by their keys' shape. Some
+    tables write a type attribute on some item types only: named as one (``EntityType``), it wins over an attribute
+    every item holds that merely repeats; the items without it are grouped by shape."""
     told = find_discriminator(items, keys)
+    if told not in DISCRIMINATORS:
+        named = [name for name in DISCRIMINATORS if any(isinstance(item.get(name), str) for item in items)]
+        told = named[0] if named else told
     keyed = [item for item in items if keys.pk in item]
-    if told is None:
-        return [SampleGroup("", members) for members in _by_shape(keyed, keys)]
-    grouped: dict[Any, list[Item]] = {}
+    grouped: dict[str, list[Item]] = {}
+    rest: list[Item] = []
     for item in keyed:
-        grouped.setdefault(item[told], []).append(item)
-    return [SampleGroup(pascal(str(kind)), members, (told, str(kind))) for kind, members in grouped.items()]
+        kind = item.get(told) if told is not None else None
+        if isinstance(kind, str):
+            grouped.setdefault(kind, []).append(item)
+        else:
+            rest.append(item)
+    typed = [SampleGroup(pascal(kind), members, (str(told), kind)) for kind, members in grouped.items()]
+    return typed + [SampleGroup("", members) for members in _by_shape(rest, keys)]
 
 
 def _by_shape(items: Sequence[Item], keys: KeySchema) -> list[list[Item]]:
@@ -151,32 +190,54 @@ def _by_shape(items: Sequence[Item], keys: KeySchema) -> list[list[Item]]:
     attributes = [name for name in (keys.pk, keys.sk) if name]
 
     def segments(item: Item) -> tuple[tuple[str, ...], ...]:
-        return tuple(tuple(str(item.get(name, "")).split(SEPARATOR)) for name in attributes)
+        return tuple(tuple(_shape(str(item.get(name, "")))[0]) for name in attributes)
 
-    coarse: dict[tuple[int, ...], list[Item]] = {}
+    def joints(item: Item) -> tuple[tuple[str, ...], ...]:
+        return tuple(_shape(str(item.get(name, "")))[1] for name in attributes)
+
+    coarse: dict[tuple[tuple[str, ...], ...], list[Item]] = {}
     for item in items:
-        coarse.setdefault(tuple(len(one) for one in segments(item)), []).append(item)
+        coarse.setdefault(joints(item), []).append(item)
     out: list[list[Item]] = []
-    for widths, members in coarse.items():
-        literal: list[tuple[int, int]] = []
+    for shape, members in coarse.items():
+        widths = [len(one) + 1 for one in shape]
+        # Positions that tell types apart: where every value is a word, or (True) where some glue one to a number.
+        literal: list[tuple[int, int, bool]] = []
         for a, width in enumerate(widths):
             for position in range(width):
                 last = position == width - 1
                 seen = [segments(item)[a][position] for item in members]
                 distinct = set(seen)
                 repeated = len(distinct) == 1 or len(distinct) < len(seen)
-                if all(_literal_like(one, last) for one in distinct) and (not last or repeated):
-                    literal.append((a, position))
+                constant = len(distinct) == 1 and len(seen) > 1
+                if position == 0 and any(_GLUED.fullmatch(one) for one in distinct):
+                    literal.append((a, position, True))
+                elif all(_literal_like(one, last, constant) for one in distinct) and (not last or repeated):
+                    literal.append((a, position, False))
         fine: dict[tuple[str, ...], list[Item]] = {}
         for item in members:
             parts = segments(item)
-            fine.setdefault(tuple(parts[a][position] for a, position in literal), []).append(item)
+            heads = tuple(_head(parts[a][n]) if glued else parts[a][n] for a, n, glued in literal)
+            fine.setdefault(heads, []).append(item)
         out += fine.values()
     return out
 
 
+def _head(segment: str) -> str:
+    """What items of one type share in a segment where some glue a word to a number or date: that word."""
+    glued = _GLUED.fullmatch(segment)
+    return "" if glued is None else glued.group(1)
+
+
+def _glued(values: Iterable[str]) -> str | None:
+    """The word every value glues to its number or date, if there is one."""
+    heads = {match.group(1) if (match := _GLUED.fullmatch(value)) else None for value in values}
+    return heads.pop() if len(heads) == 1 else None
+
+
 def _entity(group: SampleGroup, keys: KeySchema, missed: list[str]) -> _Entity:
     templates: dict[str, list[str | _Slot]] = {}
+    joints: dict[str, tuple[str, ...]] = {}
     sparse: set[str] = set()
     fields: list[_Slot] = []
     for index, pk, sk in _key_attributes(keys):
@@ -189,22 +250,32 @@ def _entity(group: SampleGroup, keys: KeySchema, missed: list[str]) -> _Entity:
             if attribute is None:
                 continue
             values = {i: str(group.items[i][attribute]) for i in holding}
-            counts = Counter(len(value.split(SEPARATOR)) for value in values.values())
-            width, _ = counts.most_common(1)[0]
+            counts = Counter(_shape(value)[1] for value in values.values())
+            between, _ = counts.most_common(1)[0]
+            width = len(between) + 1
             if len(counts) > 1:
                 missed.append(
                     f"{group.name or 'an item type'}: {attribute} has values of several shapes; drafted"
                     f" the most common one, the others are variants to declare by hand"
                 )
-                values = {i: value for i, value in values.items() if len(value.split(SEPARATOR)) == width}
-            split = {i: value.split(SEPARATOR) for i, value in values.items()}
+                values = {i: value for i, value in values.items() if _shape(value)[1] == between}
+            split = {i: _shape(value)[0] for i, value in values.items()}
             parts: list[str | _Slot] = []
+            glues: list[str] = []
             for position in range(width):
+                if position:
+                    glues.append(between[position - 1])
                 seen = {i: segments[position] for i, segments in split.items()}
                 constant = len(set(seen.values())) == 1
-                if constant and _literal_like(next(iter(seen.values())), position == width - 1):
-                    parts.append(next(iter(seen.values())))
+                word = _glued(seen.values()) if position == 0 else None
+                value = next(iter(seen.values()))
+                if word is None and constant and _literal_like(value, position == width - 1, len(seen) > 1):
+                    parts.append(value)
                     continue
+                if word is not None:
+                    parts.append(word)
+                    glues.append("")
+                    seen = {i: value[len(word) :] for i, value in seen.items()}
                 prefix = parts[-1] if parts and isinstance(parts[-1], str) else None
                 slot = _Slot(attribute, position, prefix, seen)
                 same = next((one for one in fields if _same_values(one.values, seen)), None)
@@ -213,7 +284,8 @@ def _entity(group: SampleGroup, keys: KeySchema, missed: list[str]) -> _Entity:
                     same = slot
                 parts.append(same)
             templates[attribute] = parts
-    return _Entity(group, templates, sparse, fields)
+            joints[attribute] = tuple(glues)
+    return _Entity(group, templates, joints, sparse, fields)
 
 
 def _same_values(a: Mapping[int, str], b: Mapping[int, str]) -> bool:
@@ -363,6 +435,9 @@ def draft(groups: Sequence[SampleGroup], keys: KeySchema, table: str) -> Draft:
             shape = _Flow(pk=entity.pattern(pk), sk=entity.pattern(sk) if sk else "")
             if pk in entity.sparse:
                 shape["sparse"] = True
+            separator = entity.separator(name for name in (pk, sk) if name)
+            if separator is not None:
+                shape["separator"] = separator
             out["keys"][TABLE_KEYS if index is None else index] = shape
             where = TABLE_KEYS if index is None else index
             inferred.append(f"{entity.name}: {where} keys {shape['pk']} / {shape['sk']}")
@@ -388,7 +463,7 @@ def draft(groups: Sequence[SampleGroup], keys: KeySchema, table: str) -> Draft:
             out["attributes"] = attributes
         declared[entity.name] = out
     data["entities"] = declared
-    suggestions = _suggestions(entities, keys)
+    suggestions = _checks(entities) + _suggestions(entities, keys)
     missed += [
         "relations: collections and links are suggested as comments, never declared",
         "orders: every suggested collection reads ascending; say ascending: false where newest comes first",
@@ -404,7 +479,38 @@ def draft(groups: Sequence[SampleGroup], keys: KeySchema, table: str) -> Draft:
         parse(text, "the draft")
     except DeclarationFileError as error:
         missed.append(f"the draft does not build yet: {error}")
+        text += _unbuilt(str(error))
     return Draft(text, inferred, missed)
+
+
+def _checks(entities: Sequence[_Entity]) -> list[str]:
+    """Keys a sample cannot vouch for: a whole key that is one field, in a type told apart by shape alone. Where
+    some of its values are words (``sh``, ``a``), items of several types may have been taken for one."""
+    lines: list[str] = []
+    for entity in entities:
+        if entity.group.discriminator is not None:
+            continue
+        for attribute, parts in entity.templates.items():
+            if len(parts) == 1 and isinstance(parts[0], _Slot):
+                seen = ", ".join(sorted(set(parts[0].values.values()))[:3])
+                lines += [
+                    f"# Check {entity.name}: its {attribute} is one field with no literal text ({seen}, ...). If some",
+                    "# of these values are words rather than ids, the sample held several item types here: declare",
+                    "# each with its literal text, or give each a discriminator value.",
+                ]
+    return ["", *lines] if lines else []
+
+
+def _unbuilt(error: str) -> str:
+    """The reason a draft does not build, written into it: the sample could not tell its item types apart."""
+    lines = [
+        "",
+        "# This draft does not build yet: the sample could not tell these item types apart.",
+        *(f"# {line}" for line in error.splitlines()),
+        "# Check their key templates (a word glued to an id that starts with letters reads as part of the id:",
+        "# write the word before the {field}) or give each a discriminator value.",
+    ]
+    return "".join(f"{line}\n" for line in lines)
 
 
 def _suggestions(entities: Sequence[_Entity], keys: KeySchema) -> list[str]:
