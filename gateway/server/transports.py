@@ -441,8 +441,21 @@ class LiveEndpoint:
             guard.standing(),
         )
         async with self._shares.join(key, functools.partial(self._run, state, operation, guard)) as subscriber:
-            async for result in _until_expiry(aiter(subscriber), expires):
-                yield result
+            # A timer rather than a timeout per result: an idle subscriber holds no task of its own.
+            expiring = None
+            if expires is not None:
+                expired = Unauthenticated("the credentials expired")
+                expiring = asyncio.get_running_loop().call_later(expires - time.time(), subscriber.fail, expired)
+            try:
+                async for result in subscriber:
+                    yield result
+                    if result.final:
+                        return
+            except (FellBehind, Unauthenticated) as error:  # this subscriber's own: its mailbox, its credentials
+                yield _final(_errors(error))
+            finally:
+                if expiring is not None:
+                    expiring.cancel()
 
     async def _run(
         self, state: Any, operation: _Operation, guard: Guard, run: Run | None
@@ -490,11 +503,7 @@ async def _until_expiry(results: AsyncIterator[Result], expires: float | None) -
             if not done:
                 yield _final(_errors(Unauthenticated("the credentials expired")))
                 return
-            try:
-                result = pending.result()
-            except FellBehind as behind:  # a subscriber of a shared run: its own mailbox overflowed
-                yield _final(_errors(behind))
-                return
+            result = pending.result()
             pending = None
             if result is None:
                 return
