@@ -1,11 +1,16 @@
-"""``python -m benchmarks.live``: how fast a write reaches a subscriber, and what one change costs at 1,000 of them.
+"""``python -m benchmarks.live``: how fast a write reaches its subscribers, and what one change costs at scale.
 
-The gateway runs in a process of its own (``tablegraph serve``) on DynamoDB Local; the subscribers are WebSocket
-clients in this process, and the writes are plain boto3 calls, as another writer of the table would make them.
+The gateway runs in a process of its own (``tablegraph serve``, one worker) on DynamoDB Local; the subscribers are
+WebSocket clients in this process (offering permessage-deflate, as browsers do), and the writes are plain boto3
+calls, as another writer of the table would make them.
 
-- latency: from the moment a PutItem is sent to the moment its event reaches the subscriber, one write at a time;
-- fan-out: N subscribers of one collection, each selecting the item and a related one; the gateway's resident
-  memory before and after they subscribe, and its CPU time per change delivered to all of them.
+- latency: from the moment a PutItem is sent to the moment its event reaches one subscriber, one write at a time;
+- fan-out, for each number of subscribers: N subscribers of one collection, each selecting the item and a related
+  one, all with the same selection (they share one resolution per change) and then each with a selection of its
+  own (distinct: one resolution per subscriber). The gateway's resident memory before and after they subscribe;
+  its CPU time per change delivered to all of them, less what it spends idle (polling the stream) over as long;
+  and the time from each PutItem to each subscriber's receipt of its event. Writes come one at a time, at a random
+  moment of the reader's polling cycle.
 """
 
 from __future__ import annotations
@@ -14,19 +19,19 @@ import argparse
 import asyncio
 import json
 import random
-import re
 import statistics
 import time
-import urllib.request
 import uuid
 from collections.abc import Sequence
 from contextlib import ExitStack
+from dataclasses import dataclass
 from typing import Any
 
 import boto3
 import psutil
 from websockets.asyncio.client import ClientConnection, connect
 
+from benchmarks.report import machine
 from benchmarks.servers import Server, free_port, gateway_command, serve
 from gateway.dynamo.store import table_definition
 from gateway.server.local import DynamoDBLocal
@@ -35,13 +40,35 @@ from schema.model import MODEL
 SUBSCRIPTION = """subscription($ws: ID!) {
   workspaceProjectsChanged(workspaceId: $ws) { kind position node { title workspace { displayName } } }
 }"""
+POLL = 0.25
+"""How often the gateway's reader polls a shard when idle (gateway/live/relay.py)."""
+_CONNECTING = 100
+"""Subscribers connecting at once."""
 
 
-async def _subscriber(url: str, workspace: str) -> ClientConnection:
-    connection = await connect(url, subprotocols=["graphql-transport-ws"], max_queue=None)  # type: ignore[list-item]
+@dataclass(frozen=True)
+class FanOut:
+    subscribers: int
+    distinct: bool
+    events: int
+    memory_per_subscriber_kib: float
+    memory_total_mib: float
+    cpu_ms_per_event: float
+    cpu_us_per_event_per_subscriber: float
+    p50_ms: float
+    p99_ms: float
+
+
+def _selection(n: int | None) -> str:
+    """The shared selection, or (given ``n``) one that only subscriber ``n`` has: an alias of its own."""
+    return SUBSCRIPTION if n is None else SUBSCRIPTION.replace("kind position", f"kind position at{n}: position")
+
+
+async def _subscriber(url: str, workspace: str, query: str = SUBSCRIPTION) -> ClientConnection:
+    connection = await connect(url, subprotocols=["graphql-transport-ws"], max_queue=None, open_timeout=120)  # type: ignore[list-item]
     await connection.send(json.dumps({"type": "connection_init"}))
     await connection.recv()
-    payload = {"query": SUBSCRIPTION, "variables": {"ws": workspace}}
+    payload = {"query": query, "variables": {"ws": workspace}}
     await connection.send(json.dumps({"id": "1", "type": "subscribe", "payload": payload}))
     return connection
 
@@ -52,15 +79,25 @@ def _put(dynamodb: Any, table: str, workspace: str, project: str, title: str) ->
 
 
 async def _warm(dynamodb: Any, table: str, workspace: str, connections: Sequence[ClientConnection]) -> None:
-    """Write until every subscriber has an event: the gateway reads the stream and holds every subscription."""
+    """Write until every subscriber has an event (the gateway reads the stream and holds every subscription), then
+    once more, read by all: what is written next is the next thing each of them receives."""
+    first = [asyncio.ensure_future(one.recv()) for one in connections]
     for n in range(200):
         _put(dynamodb, table, workspace, f"warm-{n}", "warm")
-        try:
-            await asyncio.wait_for(asyncio.gather(*(one.recv() for one in connections)), 1.0)
+        _, waiting = await asyncio.wait(first, timeout=2.0)
+        if not waiting:
+            break
+    else:
+        raise RuntimeError("the subscribers never received an event")
+    _put(dynamodb, table, workspace, "warm-last", "warm-last")
+    await asyncio.gather(*(_until(one, "warm-last") for one in connections))
+
+
+async def _until(connection: ClientConnection, title: str) -> None:
+    while True:
+        message = json.loads(await connection.recv())
+        if message["payload"]["data"]["workspaceProjectsChanged"]["node"]["title"] == title:
             return
-        except TimeoutError:
-            continue
-    raise RuntimeError("the subscribers never received an event")
 
 
 async def _latency(url: str, dynamodb: Any, table: str, events: int) -> list[float]:
@@ -89,50 +126,55 @@ def _rss(server: Server) -> int:
 
 
 async def _fan_out(
-    url: str, server: Server, dynamodb: Any, table: str, subscribers: int, events: int
-) -> dict[str, float]:
-    dynamodb.put_item(TableName=table, Item={"PK": {"S": "WS#ws-fan"}, "SK": {"S": "META"}, "displayName": {"S": "F"}})
+    url: str, server: Server, dynamodb: Any, table: str, subscribers: int, events: int, distinct: bool
+) -> FanOut:
+    workspace = f"ws-fan-{uuid.uuid4().hex[:6]}"
+    dynamodb.put_item(TableName=table, Item={"PK": {"S": f"WS#{workspace}"}, "SK": {"S": "META"}})
     await asyncio.sleep(1)
     before = _rss(server)
-    connections = list(await asyncio.gather(*(_subscriber(url, "ws-fan") for _ in range(subscribers))))
+    connections: list[ClientConnection] = []
     try:
-        await _warm(dynamodb, table, "ws-fan", connections)
+        for first in range(0, subscribers, _CONNECTING):
+            batch = range(first, min(subscribers, first + _CONNECTING))
+            queries = [_selection(n if distinct else None) for n in batch]
+            connections += await asyncio.gather(*(_subscriber(url, workspace, query) for query in queries))
+        await _warm(dynamodb, table, workspace, connections)
         await asyncio.sleep(1)
         held = _rss(server)
-        batches = _batch_gets(server)
-        cpu = server.cpu_seconds()
-        started = time.perf_counter()
+        idle = _idle_cpu(server)
+        cpu, started = server.cpu_seconds(), time.perf_counter()
+        seconds: list[float] = []
         for n in range(events):
-            _put(dynamodb, table, "ws-fan", f"p-{n}", str(n))
-        await asyncio.gather(*(_drain(one, events) for one in connections))
-        elapsed = time.perf_counter() - started
-        spent = server.cpu_seconds() - cpu
-        batches = _batch_gets(server) - batches
+            await asyncio.sleep(random.uniform(0, 2 * POLL))
+            sent = time.perf_counter()
+            _put(dynamodb, table, workspace, f"p-{n}", str(n))
+            seconds += await asyncio.gather(*(_received(one, sent) for one in connections))
+        spent = server.cpu_seconds() - cpu - idle * (time.perf_counter() - started)
     finally:
         await asyncio.gather(*(one.close() for one in connections))
-    return {
-        "subscribers": subscribers,
-        "events": events,
-        "memory_per_subscriber_kib": (held - before) / subscribers / 1024,
-        "memory_total_mib": (held - before) / 2**20,
-        "cpu_ms_per_event": spent / events * 1000,
-        "cpu_us_per_event_per_subscriber": spent / events / subscribers * 1e6,
-        "deliveries_per_second": events * subscribers / elapsed,
-        "batch_gets_per_event": batches / events,
-    }
+    return FanOut(
+        subscribers,
+        distinct,
+        events,
+        memory_per_subscriber_kib=(held - before) / subscribers / 1024,
+        memory_total_mib=(held - before) / 2**20,
+        cpu_ms_per_event=spent / events * 1000,
+        cpu_us_per_event_per_subscriber=spent / events / subscribers * 1e6,
+        p50_ms=_percentile(seconds, 50) * 1000,
+        p99_ms=_percentile(seconds, 99) * 1000,
+    )
 
 
-def _batch_gets(server: Server) -> float:
-    """The BatchGetItem calls the gateway has made, from its metrics."""
-    with urllib.request.urlopen(f"{server.url}/metrics", timeout=10) as response:
-        text = response.read().decode()
-    found = re.search(r'^tablegraph_dynamodb_calls_total\{operation="BatchGetItem"\} (\S+)$', text, re.MULTILINE)
-    return float(found.group(1)) if found else 0.0
+def _idle_cpu(server: Server, seconds: float = 2.0) -> float:
+    """The gateway's CPU seconds per second while no change arrives: its reader polling the stream."""
+    cpu = server.cpu_seconds()
+    time.sleep(seconds)
+    return (server.cpu_seconds() - cpu) / seconds
 
 
-async def _drain(connection: ClientConnection, events: int) -> None:
-    for _ in range(events):
-        await connection.recv()
+async def _received(connection: ClientConnection, sent: float) -> float:
+    await connection.recv()
+    return time.perf_counter() - sent
 
 
 def _percentile(values: list[float], percent: float) -> float:
@@ -140,7 +182,7 @@ def _percentile(values: list[float], percent: float) -> float:
     return ordered[min(len(ordered) - 1, round(percent / 100 * (len(ordered) - 1)))]
 
 
-async def _main(endpoint: str | None, subscribers: int, events: int) -> None:
+async def _main(endpoint: str | None, subscribers: Sequence[int], events: int, distinct_events: int) -> None:
     with ExitStack() as stack:
         url_ = endpoint or stack.enter_context(DynamoDBLocal()).endpoint_url
         dynamodb = boto3.client(
@@ -158,29 +200,72 @@ async def _main(endpoint: str | None, subscribers: int, events: int) -> None:
         ws = server.url.replace("http://", "ws://") + "/graphql"
         dynamodb.put_item(TableName=table, Item={"PK": {"S": "WS#ws-latency"}, "SK": {"S": "META"}})
         latency = await _latency(ws, dynamodb, table, events)
-        fan = await _fan_out(ws, server, dynamodb, table, subscribers, events)
+        runs = []
+        for count in subscribers:
+            runs.append(await _fan_out(ws, server, dynamodb, table, count, events, distinct=False))
+            runs.append(await _fan_out(ws, server, dynamodb, table, count, distinct_events, distinct=True))
         dynamodb.delete_table(TableName=table)
-    print("## Subscriptions: stream to client\n")
-    print(f"- latency over {events} writes, one at a time (PutItem sent → event received):")
-    print(f"  p50 {_percentile(latency, 50) * 1000:.0f} ms, p99 {_percentile(latency, 99) * 1000:.0f} ms,")
-    print(f"  mean {statistics.fmean(latency) * 1000:.0f} ms (the reader polls each shard every 250 ms when idle)")
-    print(f"- {fan['subscribers']:.0f} subscribers of one collection in one gateway process, {events} changes:")
-    print(f"  memory {fan['memory_total_mib']:.1f} MiB held, {fan['memory_per_subscriber_kib']:.1f} KiB per subscriber")
-    print(
-        f"  CPU {fan['cpu_ms_per_event']:.0f} ms per change delivered to all, "
-        f"{fan['cpu_us_per_event_per_subscriber']:.0f} µs per change per subscriber; "
-        f"{fan['deliveries_per_second']:.0f} deliveries/s"
-    )
-    print(f"  related items read: {fan['batch_gets_per_event']:.2f} BatchGetItem per change, for all subscribers")
+    print(report(latency, runs))
+
+
+def report(latency: list[float], runs: Sequence[FanOut]) -> str:
+    """The figures as markdown, with the targets each meets."""
+    p50, p99 = _percentile(latency, 50) * 1000, _percentile(latency, 99) * 1000
+    lines = [
+        "## Subscriptions: stream to client",
+        "",
+        f"Machine: {machine()}.",
+        "",
+        f"- one subscriber, {len(latency)} writes one at a time (PutItem sent → event received): p50 {p50:.0f} ms, "
+        f"p99 {p99:.0f} ms, mean {statistics.fmean(latency) * 1000:.0f} ms; the reader polls each shard every "
+        f"{POLL * 1000:.0f} ms when idle: a write waits {POLL * 500:.0f} ms for it on average "
+        f"({_share(p50, POLL / 2)} of p50) and up to {POLL * 1000:.0f} ms (at most {_share(p99, POLL)} of p99)",
+        "",
+        "| subscribers | selections | changes | memory per subscriber | CPU per change | CPU per change per "
+        "subscriber | stream to client p50 | p99 | polling's share of p50 / p99 |",
+        "|---:|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for run in runs:
+        lines.append(
+            f"| {run.subscribers:,} | {'distinct' if run.distinct else 'shared'} | {run.events} "
+            f"| {run.memory_per_subscriber_kib:.1f} KiB | {run.cpu_ms_per_event:.0f} ms "
+            f"| {run.cpu_us_per_event_per_subscriber:.0f} µs | {run.p50_ms:.0f} ms | {run.p99_ms:.0f} ms "
+            f"| {_share(run.p50_ms, POLL / 2)} / ≤ {_share(run.p99_ms, POLL)} |"
+        )
+    lines += ["", *_targets(runs)]
+    return "\n".join(lines)
+
+
+def _share(latency_ms: float, waiting: float) -> str:
+    """The part of ``latency_ms`` that ``waiting`` seconds for the reader's next poll can be."""
+    return f"{min(1.0, waiting * 1000 / latency_ms):.0%}"
+
+
+def _targets(runs: Sequence[FanOut]) -> list[str]:
+    shared = [run for run in runs if not run.distinct]
+    cpu = max(run.cpu_us_per_event_per_subscriber for run in shared)
+    memory = max(run.memory_per_subscriber_kib for run in runs)
+    return [
+        f"- target CPU ≤ 100 µs per change per subscriber, shared selections: {'met' if cpu <= 100 else 'missed'} "
+        f"(at most {cpu:.0f} µs)",
+        f"- target memory ≤ 20 KiB per idle subscriber: {'met' if memory <= 20 else 'missed'} "
+        f"(at most {memory:.1f} KiB)",
+    ]
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.live", description=__doc__)
     parser.add_argument("--endpoint-url", help="a DynamoDB Local to use; by default one is started in memory")
-    parser.add_argument("--subscribers", type=int, default=1000, help="concurrent subscribers (default: 1000)")
-    parser.add_argument("--events", type=int, default=50, help="writes measured (default: 50)")
+    parser.add_argument(
+        "--subscribers", default="1000,10000", help="concurrent subscribers, one run each (default: 1000,10000)"
+    )
+    parser.add_argument("--events", type=int, default=20, help="writes measured, shared selections (default: 20)")
+    parser.add_argument(
+        "--distinct-events", type=int, default=3, help="writes measured, distinct selections (default: 3)"
+    )
     args = parser.parse_args(argv)
-    asyncio.run(_main(args.endpoint_url, args.subscribers, args.events))
+    counts = [int(one) for one in args.subscribers.split(",")]
+    asyncio.run(_main(args.endpoint_url, counts, args.events, args.distinct_events))
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ what it checks is exactly what the request will address:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,6 +45,19 @@ class Guard:
         self.model = model
         self.tenancy = tenancy
         self.principal = principal
+
+    def standing(self) -> Hashable:
+        """What this guard's decisions depend on: the admin role, or the caller's grants that the tenancy names.
+
+        Two guards of equal standing permit, hide and refuse the same items, so subscribers of equal standing may
+        share one resolution of a change without one ever seeing what the other may not.
+        """
+        if self.principal.admin:
+            return ("admin",)
+        named = set(self.tenancy.grants.values())
+        return tuple(
+            sorted((grant, tuple(sorted(held))) for grant, held in self.principal.grants.items() if grant in named)
+        )
 
     # --- reads ----------------------------------------------------------------------------------------------
 

@@ -13,10 +13,10 @@ import asyncio
 import logging
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence, Sized
 from contextlib import asynccontextmanager, contextmanager
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
 
 from gateway.config import Settings
 from gateway.design.model import Entity, Item, Model
@@ -31,6 +31,7 @@ from gateway.live.supervise import OnCrash, Supervised
 log = logging.getLogger(__name__)
 
 Topic = tuple[str, ...]
+Held = TypeVar("Held")
 
 KINDS = {"INSERT": "CREATED", "MODIFY": "UPDATED", "REMOVE": "DELETED"}
 WATCH_LIMIT = 1000
@@ -49,6 +50,14 @@ class Change:
     """The item as written; for a delete, as it was."""
     position: str
     reads: SharedReads
+    published: float = field(default_factory=time.monotonic)
+    """When this process received it."""
+    restarted: float | None = None
+    """For a record read again from a checkpoint: when the reader that read it again started."""
+
+    def reaches(self, began: float) -> bool:
+        """Whether a subscriber without a position that began at ``began`` receives it: only what happened after."""
+        return self.published >= began and (self.restarted is None or began < self.restarted)
 
 
 def item_topic(model: Model, entity: Entity, ids: dict[str, str]) -> Topic:
@@ -59,41 +68,37 @@ def collection_topic(name: str, parent: Entity, ids: dict[str, str]) -> Topic:
     return ("collection", name, *(ids[field] for field in parent.id_fields))
 
 
-class Watch:
-    """The changes of some topics, in the order they arrived, until the feed closes."""
+class Mailbox(Generic[Held]):
+    """What arrived for one reader, in the order it arrived, until it is closed; a reader that leaves
+    ``WATCH_LIMIT`` unread is told it fell behind once it has read them."""
 
-    def __init__(self, topics: Sequence[Topic], from_now: bool = False) -> None:
-        self.topics = tuple(topics)
-        self.from_now = from_now
-        """Only changes made after it began (a subscription without a position): none read again from a
-        checkpoint by a reader that started after it."""
-        self.began = time.monotonic()
-        self._changes: deque[Change] = deque()
+    def __init__(self) -> None:
+        self._items: deque[Held] = deque()
         self._arrived = asyncio.Event()
         self._closed = False
         self._overflowed = False
-        self._failure: GatewayError | None = None
+        self._failure: Exception | None = None
 
-    def put(self, change: Change) -> None:
-        if len(self._changes) >= WATCH_LIMIT:
+    def put(self, item: Held) -> None:
+        if len(self._items) >= WATCH_LIMIT:
             self._overflowed = True
         else:
-            self._changes.append(change)
+            self._items.append(item)
         self._arrived.set()
 
     def close(self) -> None:
         self._closed = True
         self._arrived.set()
 
-    def fail(self, error: GatewayError) -> None:
-        """End the watch with ``error`` once the changes it holds are read."""
+    def fail(self, error: Exception) -> None:
+        """End with ``error`` once what it holds is read."""
         self._failure = error
         self._arrived.set()
 
-    async def __aiter__(self) -> AsyncIterator[Change]:
+    async def __aiter__(self) -> AsyncIterator[Held]:
         while True:
-            while self._changes:
-                yield self._changes.popleft()
+            while self._items:
+                yield self._items.popleft()
             if self._overflowed:
                 raise FellBehind("the subscription fell behind the changes: subscribe again after the last position")
             if self._failure is not None:
@@ -102,6 +107,20 @@ class Watch:
                 return
             self._arrived.clear()
             await self._arrived.wait()
+
+
+class Watch(Mailbox[Change]):
+    """The changes of some topics, in the order they arrived, until the feed closes."""
+
+    def __init__(self, topics: Sequence[Topic], from_now: bool = False) -> None:
+        super().__init__()
+        self.topics = tuple(topics)
+        self.from_now = from_now
+        """Only changes made after it began (a subscription without a position): none read again from a
+        checkpoint by a reader that started after it."""
+        self.began = time.monotonic()
+        self.serves: Sized = (self,)
+        """The subscribers it serves: itself, or the members of the shared run it reads for."""
 
 
 class Feed:
@@ -184,6 +203,11 @@ class Feed:
         """Whether the relay crashed and has not yet run steadily again: changes wait until it has."""
         return self.supervised is not None and self.supervised.down
 
+    def subscribers(self) -> int:
+        """The subscriptions this process serves, a shared run counting each of its members."""
+        watches = {id(watch): watch for held in self._watches.values() for watch in held}
+        return sum(len(watch.serves) for watch in watches.values())
+
     def close(self) -> None:
         """End every subscription (shutting down); none starts from now on."""
         self._closed = True
@@ -242,16 +266,18 @@ class Feed:
         if found is None:
             return
         entity, ids, item = found
-        watches: dict[int, Watch] = {}
         # Read again from a checkpoint: it happened before the reader started, so before any watch that began since.
         started = self.relay.started if record.get("replayed") and self.relay is not None else None
+        change = Change(
+            KINDS[record["event"]], entity, ids, item, record["position"], SharedReads(self.store), restarted=started
+        )
+        watches: dict[int, Watch] = {}
         for topic in self._topics(entity, ids):
             for watch in self._watches.get(topic, ()):
-                if started is None or not watch.from_now or watch.began < started:
+                if not watch.from_now or change.reaches(watch.began):
                     watches[id(watch)] = watch
         if not watches:
             return
-        change = Change(KINDS[record["event"]], entity, ids, item, record["position"], SharedReads(self.store))
         change.reads.expect(len(watches))
         for watch in watches.values():
             watch.put(change)

@@ -173,12 +173,21 @@ def allowed(method: str | None, *, streams: bool) -> frozenset[OperationType]:
 
 def writes(query: str, operation_name: str | None, max_tokens: int) -> bool:
     """Whether the operation ``query`` names is a mutation; False when it does not parse (execution says why)."""
+    return _operation_type(query, operation_name, max_tokens) == "mutation"
+
+
+def subscribes(query: str, operation_name: str | None, max_tokens: int) -> bool:
+    """Whether the operation ``query`` names is a subscription; False when it does not parse."""
+    return _operation_type(query, operation_name, max_tokens) == "subscription"
+
+
+def _operation_type(query: str, operation_name: str | None, max_tokens: int) -> str | None:
     try:
         document = parse(query, no_location=True, max_tokens=max_tokens)
     except GraphQLError:
-        return False
+        return None
     operation = get_operation_ast(document, operation_name)
-    return isinstance(operation, OperationDefinitionNode) and operation.operation.value == "mutation"
+    return operation.operation.value if isinstance(operation, OperationDefinitionNode) else None
 
 
 def refuse_writes() -> Rejected:

@@ -21,7 +21,7 @@ import threading
 import time
 import uuid
 from collections import deque
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass
 from types import FrameType
 from typing import Any
@@ -46,8 +46,19 @@ from gateway.execution.cost import Planner
 from gateway.execution.cursors import CursorCodec
 from gateway.execution.guard import Guard, Principal
 from gateway.live.fanout import Feed
+from gateway.live.shares import Result, Run, Shares
 from gateway.server.auth import AUTHORIZATION_HEADER
-from gateway.server.frontdoor import FrontDoor, Params, Rejected, allowed, check_headers, encode, refuse_writes, writes
+from gateway.server.frontdoor import (
+    FrontDoor,
+    Params,
+    Rejected,
+    allowed,
+    check_headers,
+    encode,
+    refuse_writes,
+    subscribes,
+    writes,
+)
 from gateway.surface.context import Context, Live
 from gateway.surface.extensions import error_code, is_expected
 
@@ -90,6 +101,8 @@ class _Operation:
     query: str
     params: Params
     allowed: frozenset[OperationType]
+    subscription: bool
+    """Whether it is a subscription: only subscriptions share a run."""
 
 
 async def _until(event: asyncio.Event) -> None:
@@ -112,12 +125,13 @@ class _Outbox:
         self._websocket = websocket
         self._limit = limit
         self._timeout = timeout
-        self._queue: deque[dict[str, Any]] = deque()
+        self._queue: deque[dict[str, Any] | str] = deque()
         self._ready = asyncio.Event()
         self._closing = False
         self.fell_behind = asyncio.Event()
 
-    def put(self, message: dict[str, Any]) -> None:
+    def put(self, message: dict[str, Any] | str) -> None:
+        """Queue ``message``, or a frame already serialised (around a payload shared by many subscribers)."""
         if self._closing:
             return
         if len(self._queue) >= self._limit:
@@ -137,7 +151,8 @@ class _Outbox:
         loop = asyncio.get_running_loop()
         while True:
             while self._queue:
-                text = encode(self._queue.popleft()).decode()
+                message = self._queue.popleft()
+                text = message if isinstance(message, str) else encode(message).decode()
                 stalled = loop.call_later(self._timeout, self.fell_behind.set)
                 try:
                     await self._websocket.send_text(text)
@@ -166,6 +181,7 @@ class LiveEndpoint:
         self._tenancy = tenancy
         self._planner = planner
         self._codec = CursorCodec(settings.cursor_secret)
+        self._shares = Shares()
 
     # --- graphql-transport-ws -----------------------------------------------------------------------------
 
@@ -335,7 +351,8 @@ class LiveEndpoint:
             raise Rejected(400, "the operation needs a query")
         if method == "GET" and writes(query, params.operation_name, self._settings.max_tokens):
             raise refuse_writes()
-        return _Operation(query, params, allowed(method, streams=True))
+        subscription = subscribes(query, params.operation_name, self._settings.max_tokens)
+        return _Operation(query, params, allowed(method, streams=True), subscription)
 
     async def _operation(
         self,
@@ -346,11 +363,12 @@ class LiveEndpoint:
         expires: float | None,
         outbox: _Outbox,
     ) -> None:
-        async for result, final in self._results(state, operation, principal, expires):
-            if final:
-                outbox.put({"id": op_id, "type": "error", "payload": result.get("errors", [])})
+        frame = _Frames(op_id)
+        async for result in self._results(state, operation, principal, expires):
+            if result.final:
+                outbox.put(frame("error", result.errors))
                 return
-            outbox.put({"id": op_id, "type": "next", "payload": result})
+            outbox.put(frame("next", result.payload))
         outbox.put({"id": op_id, "type": "complete"})
 
     # --- server-sent events -------------------------------------------------------------------------------
@@ -387,8 +405,8 @@ class LiveEndpoint:
         expires = _expiry(request.headers)
 
         async def stream() -> AsyncIterator[str]:
-            async for result, _ in self._results(request.app.state, operation, principal, expires):
-                yield f"event: next\ndata: {encode(result).decode()}\n\n"
+            async for result in self._results(request.app.state, operation, principal, expires):
+                yield f"event: next\ndata: {result.payload}\n\n"
             yield "event: complete\ndata: \n\n"
 
         return StreamingResponse(
@@ -401,14 +419,50 @@ class LiveEndpoint:
 
     async def _results(
         self, state: Any, operation: _Operation, principal: Principal, expires: float | None
-    ) -> AsyncIterator[tuple[dict[str, Any], bool]]:
-        """Each result of ``operation``, and whether it is the error that ends it."""
+    ) -> AsyncIterator[Result]:
+        """Each result of ``operation`` for one subscriber, from the run it shares with subscribers of its key; the
+        last is the error that ends it, if it is final."""
         if expires is not None and expires <= time.time():
-            yield _errors(Unauthenticated("the credentials expired")), True
+            yield _final(_errors(Unauthenticated("the credentials expired")))
             return
-        request_id = uuid.uuid4().hex
         guard = Guard(state.store.model, self._tenancy, principal)
-        live = Live(state.feed, self._settings, self._codec)
+        if not operation.subscription:
+            async with contextlib.aclosing(self._run(state, operation, guard, None)) as alone:
+                async for result in _until_expiry(alone, expires):
+                    yield result
+            return
+        params = operation.params
+        key = (
+            operation.query,
+            params.operation_name,
+            encode(params.variables),
+            encode(params.extensions),
+            operation.allowed,
+            guard.standing(),
+        )
+        async with self._shares.join(key, functools.partial(self._run, state, operation, guard)) as subscriber:
+            # A timer rather than a timeout per result: an idle subscriber holds no task of its own.
+            expiring = None
+            if expires is not None:
+                expired = Unauthenticated("the credentials expired")
+                expiring = asyncio.get_running_loop().call_later(expires - time.time(), subscriber.fail, expired)
+            try:
+                async for result in subscriber:
+                    yield result
+                    if result.final:
+                        return
+            except (FellBehind, Unauthenticated) as error:  # this subscriber's own: its mailbox, its credentials
+                yield _final(_errors(error))
+            finally:
+                if expiring is not None:
+                    expiring.cancel()
+
+    async def _run(
+        self, state: Any, operation: _Operation, guard: Guard, run: Run | None
+    ) -> AsyncGenerator[Result, None]:
+        """Each result of ``operation``, serialised once: for all the members of ``run``, or for one caller."""
+        request_id = uuid.uuid4().hex
+        live = Live(state.feed, self._settings, self._codec, run)
         context = Context.of(
             state.store, self._settings, self._codec, guard, request_id, planner=self._planner, live=live
         )
@@ -423,33 +477,57 @@ class LiveEndpoint:
                 allowed_operation_types=operation.allowed,
             )
         except InvalidOperationTypeError:
-            yield {"errors": [refuse_writes().formatted()]}, True
+            yield _final({"errors": [refuse_writes().formatted()]})
             return
-        pending: asyncio.Task[Any] | None = None
         try:
-            while True:
-                pending = asyncio.ensure_future(anext(results, None))
-                timeout = None if expires is None else max(0.0, expires - time.time())
-                done, _ = await asyncio.wait({pending}, timeout=timeout)
-                if not done:
-                    yield _errors(Unauthenticated("the credentials expired")), True
-                    return
-                result = pending.result()
-                pending = None
-                if result is None:
-                    return
+            async for result in results:
                 if not isinstance(result, ExecutionResult):
                     continue  # incremental delivery frames are not served here
-                body_ = _body(result, request_id)
-                ended = isinstance(result, PreExecutionError) or (result.data is None and bool(result.errors))
-                yield body_, ended
-                if ended:
+                body = _body(result, request_id)
+                if isinstance(result, PreExecutionError) or (result.data is None and bool(result.errors)):
+                    yield _final(body)
                     return
+                yield Result(encode(body).decode(), final=False)
         finally:
-            if pending is not None:
-                pending.cancel()
-                await asyncio.gather(pending, return_exceptions=True)
             await results.aclose()
+
+
+async def _until_expiry(results: AsyncIterator[Result], expires: float | None) -> AsyncIterator[Result]:
+    """``results`` until the final one, or an error when the caller's credentials expire first."""
+    pending: asyncio.Task[Result | None] | None = None
+    try:
+        while True:
+            pending = asyncio.ensure_future(anext(results, None))
+            timeout = None if expires is None else max(0.0, expires - time.time())
+            done, _ = await asyncio.wait({pending}, timeout=timeout)
+            if not done:
+                yield _final(_errors(Unauthenticated("the credentials expired")))
+                return
+            result = pending.result()
+            pending = None
+            if result is None:
+                return
+            yield result
+            if result.final:
+                return
+    finally:
+        if pending is not None:
+            pending.cancel()
+            await asyncio.gather(pending, return_exceptions=True)
+
+
+class _Frames:
+    """The graphql-transport-ws messages of one operation, spliced around payloads serialised once for many."""
+
+    def __init__(self, op_id: str) -> None:
+        self._head = '{"id":' + encode(op_id).decode() + ',"type":"'
+
+    def __call__(self, kind: str, payload: str) -> str:
+        return self._head + kind + '","payload":' + payload + "}"
+
+
+def _final(body: dict[str, Any]) -> Result:
+    return Result(encode(body).decode(), final=True, errors=encode(body.get("errors", [])).decode())
 
 
 @contextlib.contextmanager

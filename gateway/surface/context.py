@@ -12,6 +12,7 @@ from gateway.execution.cursors import CursorCodec
 from gateway.execution.guard import Guard
 from gateway.execution.reader import Reader
 from gateway.live.fanout import Feed
+from gateway.live.shares import Run
 
 if TYPE_CHECKING:
     from gateway.execution.cost import Planner
@@ -24,6 +25,8 @@ class Live:
     feed: Feed
     settings: Settings
     codec: CursorCodec
+    run: Run | None = None
+    """The shared run the subscription is, whose members receive what it resolves; None: it runs alone."""
 
 
 @dataclass

@@ -135,6 +135,8 @@ class _Subscriptions:
             raise Unavailable("subscriptions are served over WebSocket and server-sent events")
         ahead = _selected_nodes(info)
         with live.feed.watch(topics, from_now=after is None) as watch:
+            if live.run is not None:
+                live.run.watching(watch, shareable=after is None)
             replayed: set[str] = set()
             if after is not None:
                 async for change in live.feed.replay(after, topics):
@@ -180,6 +182,8 @@ async def _ready(info: Info, live: Live, change: Change, ahead: _Ahead) -> bool:
     try:
         if not (guard.permits_item(change.entity, change.ids) and guard.visible(change.entity, change.item)):
             return False
+        if live.run is not None:
+            live.run.resolving(change)
         context.reader = Reader(change.reads, live.settings, live.codec, Ledger(), guard, context.request_id)
         for scope, field, path in ahead:
             await context.reader.expand_field(change.entity, change.item, scope, field, path)

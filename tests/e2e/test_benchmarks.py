@@ -18,7 +18,7 @@ from typing import Any
 import boto3
 import pytest
 
-from benchmarks import chart, data, engine, floor, latency, report, servers
+from benchmarks import chart, data, engine, floor, latency, live, report, servers
 from benchmarks.client import Client, HttpError
 from benchmarks.latency import LatencyProxy
 from benchmarks.operations import OPERATIONS
@@ -263,3 +263,17 @@ async def test_load_generator_client_reconnects_when_the_server_closed_an_idle_c
         await http.aclose()
         server.close()
         await server.wait_closed()
+
+
+def test_live_benchmark_reports_shared_and_distinct_fan_out_with_its_targets(
+    endpoint: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    live.main(["--endpoint-url", endpoint, "--subscribers", "3", "--events", "2", "--distinct-events", "1"])
+    printed = capsys.readouterr().out
+    assert "Machine: " in printed
+    assert "one subscriber, 2 writes one at a time" in printed and "polls each shard every 250 ms" in printed
+    figures = r"\| -?[\d.]+ KiB \| -?\d+ ms \| -?\d+ µs \| \d+ ms \| \d+ ms \|"
+    assert re.search(r"^\| 3 \| shared \| 2 " + figures, printed, re.MULTILINE)
+    assert re.search(r"^\| 3 \| distinct \| 1 " + figures, printed, re.MULTILINE)
+    assert "target CPU ≤ 100 µs per change per subscriber, shared selections: " in printed
+    assert "target memory ≤ 20 KiB per idle subscriber: " in printed

@@ -59,8 +59,7 @@ async def listening(gateway: Gateway, watches: int = 1) -> None:
     feed: Feed = gateway.app.state.feed
     for _ in range(1000):
         relay = feed.relay
-        held = sum(len(one) for one in feed._watches.values())
-        if relay is not None and relay.reader is not None and relay.reader.reading and held >= watches:
+        if relay is not None and relay.reader is not None and relay.reader.reading and feed.subscribers() >= watches:
             return
         await asyncio.sleep(0.02)
     raise AssertionError("the gateway never started reading the stream")
