@@ -135,10 +135,12 @@ async def test_a_reader_that_stops_reading_is_cut_off_and_told_why_if_the_close_
         finally:
             ws.transport.abort()
     # The close frame travels behind what the buffers hold; when the server cannot get it through in time it drops
-    # the connection instead. A frame that arrives says why.
+    # the connection instead. A frame that arrives says why: the client fell behind, or (on a machine slow enough
+    # that the server's keepalive ping, unanswered by a client that reads nothing, times out first) it stopped
+    # answering pings. Either way the server cut it off.
     frame = closed.value.rcvd
     if frame is not None:
-        assert (frame.code, frame.reason.split(":")[0]) == (1008, "FELL_BEHIND")
+        assert (frame.code, frame.reason.split(":")[0]) in {(1008, "FELL_BEHIND"), (1011, "keepalive ping timeout")}
     assert sum(m["type"] == "complete" for m in messages) < ASKED
 
 
