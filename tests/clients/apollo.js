@@ -15,7 +15,8 @@ function client(url) {
   };
   const cache = new InMemoryCache({
     possibleTypes,
-    typePolicies: { Workspace: { fields: { projects: relayStylePagination() } } },
+    // Keyed as docs/graphql.md says: pages merge only within one order and one filter.
+    typePolicies: { Workspace: { fields: { projects: relayStylePagination(["order", "where"]) } } },
   });
   const apollo = new ApolloClient({ link: new HttpLink({ uri: `${url}/graphql`, fetch: counting }), cache });
   return { apollo, cache, sent };
