@@ -14,7 +14,7 @@ from gateway.execution.reader import Reader
 from schema.model import TICKET
 from tests.support.gateway import Gateway
 from tests.support.identity import Issuer
-from tests.support.live import PROJECTS, Socket, listening, put_project, put_workspace, socket
+from tests.support.live import PROJECTS, Socket, listening, put_project, put_ticket, put_workspace, socket
 
 
 @pytest.fixture
@@ -102,17 +102,6 @@ async def test_subscribers_with_different_variables_do_not_share(
     assert seen_by_first["node"]["title"] == "In one"
     assert seen_by_second["node"]["title"] == "In two"
     assert resolutions == ["Project", "Project"]
-
-
-def put_ticket(dynamodb: Any, table: str, org: str, ticket: str, title: str) -> None:
-    item = {
-        "PK": {"S": f"TICKET#{ticket}"},
-        "SK": {"S": f"TICKET#{ticket}"},
-        "GSI1PK": {"S": f"ORG#{org}#USER#u"},
-        "GSI1SK": {"S": f"TICKET#{ticket}"},
-        "title": {"S": title},
-    }
-    dynamodb.put_item(TableName=table, Item=item)
 
 
 async def test_two_tenants_with_one_document_never_share(

@@ -31,7 +31,16 @@ from schema.model import TICKET, WORKSPACE
 from tests.support.browser import LAUNCH
 from tests.support.gateway import Gateway
 from tests.support.identity import Issuer
-from tests.support.live import PROJECTS, Socket, delete_project, listening, put_project, put_workspace, socket
+from tests.support.live import (
+    PROJECTS,
+    Socket,
+    delete_project,
+    listening,
+    put_project,
+    put_ticket,
+    put_workspace,
+    socket,
+)
 from tests.support.paths import ROOT
 
 
@@ -244,17 +253,6 @@ async def test_another_tenants_subscriber_receives_nothing(
     assert refused["payload"][0]["extensions"]["code"] == "FORBIDDEN"
     assert seen_by_alice["node"]["title"] == "Alice's"
     assert seen_by_bob["node"]["title"] == "Bob's"
-
-
-def put_ticket(dynamodb: Any, table: str, org: str, ticket: str, title: str) -> None:
-    item = {
-        "PK": {"S": f"TICKET#{ticket}"},
-        "SK": {"S": f"TICKET#{ticket}"},
-        "GSI1PK": {"S": f"ORG#{org}#USER#u"},
-        "GSI1SK": {"S": f"TICKET#{ticket}"},
-        "title": {"S": title},
-    }
-    dynamodb.put_item(TableName=table, Item=item)
 
 
 async def test_each_change_passes_the_guard_of_each_subscriber(

@@ -70,6 +70,18 @@ def put_workspace(dynamodb: Any, table: str, ws: str) -> None:
     dynamodb.put_item(TableName=table, Item=item)
 
 
+def put_ticket(dynamodb: Any, table: str, org: str, ticket: str, title: str) -> None:
+    """A ticket of user ``u`` of ``org``, written as another tool would."""
+    item = {
+        "PK": {"S": f"TICKET#{ticket}"},
+        "SK": {"S": f"TICKET#{ticket}"},
+        "GSI1PK": {"S": f"ORG#{org}#USER#u"},
+        "GSI1SK": {"S": f"TICKET#{ticket}"},
+        "title": {"S": title},
+    }
+    dynamodb.put_item(TableName=table, Item=item)
+
+
 def put_project(dynamodb: Any, table: str, ws: str, project: str, title: str) -> None:
     item = {"PK": {"S": f"WS#{ws}"}, "SK": {"S": f"PROJ#{project}"}, "title": {"S": title}}
     dynamodb.put_item(TableName=table, Item=item)
