@@ -378,6 +378,10 @@ class Collection:
     """The field that ends the members' sort key (a date or a number: ``p#{orderedAt}``), which the connection
     takes an argument of that name to read a range of (``between``, ``gte``, ``lte``, ``beginsWith``): the range
     becomes the Query's key condition, so only the range is read."""
+    root: str | None = None
+    """A root query field that lists the members from the parent's ids alone (``warehouseShipments(warehouseId)``):
+    one Query, with no read of the parent, for a client that wants the list and not the parent; the connection is
+    the nested field's. A parent that does not exist gives an empty connection."""
 
     def __post_init__(self) -> None:
         for name in self.filters:
@@ -602,6 +606,11 @@ class Model:
                 (only,) = entity.id_fields
                 out[f"{name}s"] = Root(entity, True, ((f"{graphql_name(only)}s", only),))
         return out
+
+    @cached_property
+    def root_collections(self) -> dict[str, Collection]:
+        """The collections listed from the root by their parent's ids, by their root field's name."""
+        return {collection.root: collection for collection in self.collections if collection.root is not None}
 
     def entity(self, name: str) -> Entity | None:
         return self._by_name.get(name)
@@ -902,7 +911,25 @@ def _validate(model: Model) -> frozenset[Entity]:
     for lookup in model.lookups:
         _validate_lookup(model, lookup, taken)
         taken.add(lookup.name)
+    for collection in model.collections:
+        if collection.root is not None:
+            _validate_root(collection, collection.root, taken)
+            taken.add(collection.root)
     return frozenset(shared)
+
+
+def _validate_root(collection: Collection, name: str, taken: set[str]) -> None:
+    """A root connection has a root field name of its own, and lists served entities."""
+    if not name.isidentifier() or name in taken:
+        raise ValueError(
+            f"{collection.name}: its root field {name!r} is taken by another root field (an entity's, a lookup's or"
+            " another collection's) or is no GraphQL name: give root= a name of its own"
+        )
+    internal = [one.name for one in (collection.parent, collection.member, collection.target) if one and one.internal]
+    if internal:
+        raise ValueError(
+            f"{collection.name}: {', '.join(internal)} is internal, so the connection is not served: drop root="
+        )
 
 
 def _validate_lookup(model: Model, lookup: Lookup, taken: set[str]) -> None:

@@ -30,7 +30,7 @@ from graphql import GraphQLObjectType
 
 from gateway.design import global_ids
 from gateway.design.keys import Ids, validate_id
-from gateway.design.model import Collection, Entity, Item, Link, Lookup, Model, Root
+from gateway.design.model import Collection, Entity, Item, Link, Lookup, Model, Root, graphql_name
 from gateway.dynamo.store import BATCH_GET_LIMIT
 from gateway.errors import GatewayError
 from gateway.execution import filters, queries
@@ -182,7 +182,11 @@ class Walk:
             self.root(one, one.key)
 
     def root(self, field: Field, path: str) -> None:
-        """A root query field: the entities its arguments name."""
+        """A root query field: the entities its arguments name, or the page of a collection listed from the root."""
+        listed = self._model.root_collections.get(field.name)
+        if listed is not None:
+            self._listed(listed, field, path)
+            return
         root = self._model.roots.get(field.name)
         if root is None:
             return
@@ -195,6 +199,27 @@ class Walk:
             return  # a list with one forbidden key is refused whole, and reads nothing
         for entity, ids in found:
             self.visit(entity, ids, self._fields_of(field, entity), path, self._round, _always)
+
+    def _listed(self, collection: Collection, field: Field, path: str) -> None:
+        """A root connection: its page, from the parent's ids alone; and the parent in the same round only when
+        ``totalCount`` is selected and the parent's counter answers it (not for a level or a range)."""
+        try:
+            ids = {
+                name: validate_id(str(field.args[graphql_name(name)]), graphql_name(name))
+                for name in collection.parent.id_fields
+            }
+        except GatewayError:
+            return  # the field reports its own bad arguments
+        self._page(collection, ids, field, path, self._round, _always)
+        if collection.counter is None or queries.narrows(collection, field.args):
+            return
+        window = self._window(field, collection)
+        if window is None or window.range is not None:
+            return
+        for one in children(self._scope, field):
+            if one.name == "totalCount":
+                self.visit(collection.parent, ids, [], _join(path, one.key), self._round, _always)
+                return
 
     def page_read(self, key: PageKey, page: PageRead) -> None:
         """A page already read (with its parent, by a lookup): what its members start goes out in the first round."""

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from decimal import Decimal
 from enum import Enum
-from typing import Annotated, Any
+from typing import Annotated, Any, NamedTuple
 
 import strawberry
 from graphql import GraphQLObjectType, get_named_type
@@ -62,6 +62,15 @@ Make = Callable[[dict[str, str], Item], Any]
 """Builds an entity's object from the item's own ids and the item."""
 
 
+class Served(NamedTuple):
+    """A collection's connection as a field serves it: its type, what reads a page of it under the parent's ids,
+    and its arguments (parameter, annotation, default)."""
+
+    type: Any
+    read: Callable[[Info, dict[str, str]], Awaitable[Any]]
+    arguments: list[tuple[str, Any, Any]]
+
+
 class Builder:
     """Creates every class first and decorates them once all exist, so types may refer to each other in cycles."""
 
@@ -78,6 +87,8 @@ class Builder:
         self.enum_fields: dict[str, list[tuple[str, Any]]] = {}
         self.shapes: dict[tuple[Shape, bool], Any] = {}
         self.complex_fields: dict[str, list[tuple[str, Attribute]]] = {}
+        self.connections: dict[str, Served] = {}
+        """Each served collection's connection, by the collection's name: a root field reuses its parent's."""
 
     def type_of(self, entity: Entity | Shape, name: str, spec: Attribute, input_: bool = False) -> Any:
         """The GraphQL type of an attribute's value: its enum when it declares one, its shape's object (or input)
@@ -234,35 +245,50 @@ class Builder:
         fields.resolved(link.field, self.types[target.name] | None, resolve, description)
 
     def _collection_field(self, fields: Fields, collection: Collection) -> None:
+        served = self._connection(collection)
+
+        async def resolve(root: Any, info: Info, **_: Any) -> Any:
+            return await served.read(info, root._ids)
+
+        signature(resolve, (), defaulted=served.arguments)
+        fields.resolved(collection.field, served.type, resolve, collection.description)
+        self.connections[collection.name] = served
+
+    def _connection(self, collection: Collection) -> Served:
+        """The connection type of ``collection``, made once: the parent's field and the root field serve it alike."""
         prefix = collection.parent.name + upper_first(collection.field)
         target = collection.target
-        size = self.default_page_size
         if target is None:
             connection, connect = self._plain_connection(collection, prefix)
 
-            async def answer(page: Page, root: Any, info: Info, parent_ids: dict[str, str] | None) -> Any:
+            async def answer(page: Page, info: Info, parent_ids: dict[str, str] | None) -> Any:
                 return connect(page, parent_ids)
 
         else:
             connection, connect_edges = self._edge_connection(collection, target, prefix)
 
-            async def answer(page: Page, root: Any, info: Info, parent_ids: dict[str, str] | None) -> Any:
+            async def answer(page: Page, info: Info, parent_ids: dict[str, str] | None) -> Any:
                 # Read here, the targets are plain values to the edges rather than a resolver each awaiting its own
                 # read (a quarter of the CPU of a 100-edge page); one BatchGetItem either way.
                 nodes = await self.read_many(info, collection, page.members) if _selects_nodes(info) else None
                 return connect_edges(page, parent_ids, nodes)
 
-        async def resolve(root: Any, info: Info, **_: Any) -> Any:
+        async def read(info: Info, parent_ids: dict[str, str]) -> Any:
             # The arguments are read from the operation as the look-ahead read them: one reading of the page.
-            window, ids = _window(info, collection, root._ids)
+            window, ids = _window(info, collection, parent_ids)
             page = await info.context.reader.page(collection, ids, window)
             # A range, like a level, reads part of the members: the parent's count is not theirs.
-            counted = None if window.range is not None else hierarchy.counted(root._ids, ids)
-            return await answer(page, root, info, counted)
+            counted = None if window.range is not None else hierarchy.counted(parent_ids, ids)
+            return await answer(page, info, counted)
 
+        return Served(connection, read, self._connection_arguments(collection, prefix))
+
+    def _connection_arguments(self, collection: Collection, prefix: str) -> list[tuple[str, Any, Any]]:
+        """A connection's arguments, as (parameter, annotation, default): the page, its order, its filter, its
+        levels and its range."""
         order = SortOrder.ASCENDING if collection.ascending else SortOrder.DESCENDING
         arguments: list[tuple[str, Any, Any]] = [
-            ("first", First, size),
+            ("first", First, self.default_page_size),
             ("after", After, None),
             ("last", Last, None),
             ("before", Before, None),
@@ -276,8 +302,7 @@ class Builder:
             arguments.append(("where", where, UNSET))
         arguments += hierarchy.arguments(collection)
         arguments += hierarchy.range_arguments(collection)
-        signature(resolve, (), defaulted=arguments)
-        fields.resolved(collection.field, connection, resolve, collection.description)
+        return arguments
 
     def _plain_connection(
         self, collection: Collection, prefix: str

@@ -10,10 +10,10 @@ import strawberry
 
 from gateway.design import global_ids
 from gateway.design.keys import validate_id
-from gateway.design.model import Entity, Lookup, graphql_name
+from gateway.design.model import Collection, Entity, Lookup, graphql_name
 from gateway.errors import BadUserInput
 from gateway.execution.queries import MAX_BATCH_IDS, batch_ids
-from gateway.surface.builder import Builder
+from gateway.surface.builder import Builder, Served
 from gateway.surface.toolkit import Fields, Info, id_argument, new_class, resolve_info, signature
 from gateway.surface.types import Node
 
@@ -43,6 +43,9 @@ def query_type(builder: Builder) -> Any:
         names = " and ".join(argument for argument, _ in lookup.arguments)
         description = lookup.description or f"One {entity.name} by its {names}, found in {lookup.index}; null if none."
         fields.resolved(lookup.name, builder.types[entity.name] | None, _lookup(builder, lookup), description)
+    for name, collection in builder.model.root_collections.items():
+        served = builder.connections[collection.name]
+        fields.resolved(name, served.type, _listed(collection, served), _listed_description(collection))
     builder.extra(fields)
     query = new_class("Query")
     builder.pending.append((fields.apply(query), "What can be read: each entity by its key, and any by global id."))
@@ -75,6 +78,31 @@ def _lookup(builder: Builder, lookup: Lookup) -> Callable[..., Any]:
         (f"p{i}", id_argument(name, f"The {lookup.entity.name}'s {name}.")) for i, (_, name) in enumerate(arguments)
     ]
     return signature(resolve, parameters)
+
+
+def _listed(collection: Collection, served: Served) -> Callable[..., Any]:
+    """A root connection: the page under the parent's ids, read without the parent (its counter aside)."""
+    names = collection.parent.id_fields
+
+    async def resolve(root: Any, info: Info, **arguments: Any) -> Any:
+        await info.context.reader.walked(resolve_info(info))
+        ids = {name: validate_id(arguments[f"p{i}"], graphql_name(name)) for i, name in enumerate(names)}
+        return await served.read(info, ids)
+
+    parent = collection.parent.name
+    parameters = [(f"p{i}", id_argument(name, f"The {parent}'s {name}.")) for i, name in enumerate(names)]
+    return signature(resolve, parameters, defaulted=served.arguments)
+
+
+def _listed_description(collection: Collection) -> str:
+    parent = collection.parent.name
+    text = (
+        f"{parent}.{collection.field} from the {parent}'s ids alone, without reading the {parent}: one Query; empty"
+        f" when no {parent} has them."
+    )
+    if collection.counter is not None:
+        text += f" Selecting totalCount reads the {parent} too, beside the Query."
+    return text
 
 
 def _many(builder: Builder, entity: Entity, argument: str) -> Callable[..., Any]:
