@@ -95,6 +95,7 @@ _COLLECTION = {
     "partition",
     "ids",
     "range",
+    "root",
 }
 _LINK = {"source", "target", "description", "ids"}
 _LOOKUP = {"entity", "index", "description"}
@@ -394,6 +395,7 @@ class _Builder:
                 partition=self.names(data.get("partition", {}), (*path, "partition")),
                 ids=self.names(data.get("ids", {}), (*path, "ids")),
                 range=self.text(data["range"], (*path, "range")) if "range" in data else None,
+                root=self.text(data["root"], (*path, "root")) if "root" in data else None,
             ),
         )
 

@@ -217,6 +217,22 @@ def test_a_range_on_a_field_the_sort_key_does_not_end_with_is_refused_at_the_col
     assert message.startswith("parts.yaml:25: collections.Customer.orderedProducts: Customer.orderedProducts: range=")
 
 
+def test_a_collection_declares_its_root_field_and_a_taken_name_is_refused_at_the_collection() -> None:
+    rooted = PARTS.replace("range: orderedAt}", "range: orderedAt, root: customerProducts}")
+    declaration = parse(rooted, "parts.yaml")
+    assert declaration.model.root_collections == {
+        "customerProducts": declaration.model.relations["Customer.orderedProducts"]
+    }
+    schema = json.loads(SCHEMA_PATH.read_text())
+    jsonschema.validate(yaml.safe_load(rooted), schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(yaml.safe_load(rooted.replace("root: customerProducts", "root: 3")), schema)
+    assert _parts_error(rooted.replace("root: customerProducts", "root: invoiceById")).startswith(
+        "parts.yaml:25: collections.Customer.orderedProducts: Customer.orderedProducts: its root field 'invoiceById'"
+        " is taken"
+    )
+
+
 def test_a_lookup_is_checked_with_its_line_and_key() -> None:
     assert _parts_error(PARTS.replace("{entity: Invoice,", "{entity: Bill,")) == (
         "parts.yaml:27: lookups.invoiceById.entity: no entity named 'Bill' is declared"
