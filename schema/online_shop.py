@@ -160,15 +160,32 @@ PRODUCT_ORDERS = Collection(
     "GSI1",
     range="orderedAt",
     description="The order lines that hold it, oldest first.",
+    root="productOrders",
 )
 WAREHOUSE_INVENTORY = Collection(
-    "Warehouse.inventory", WAREHOUSE, WAREHOUSE_ITEM, "GSI2", description="What it keeps, by product id."
+    "Warehouse.inventory",
+    WAREHOUSE,
+    WAREHOUSE_ITEM,
+    "GSI2",
+    description="What it keeps, by product id.",
+    root="warehouseInventory",
 )
 WAREHOUSE_SHIPMENTS = Collection(
-    "Warehouse.shipments", WAREHOUSE, SHIPMENT, "GSI2", description="What it sent, by shipment id."
+    "Warehouse.shipments",
+    WAREHOUSE,
+    SHIPMENT,
+    "GSI2",
+    description="What it sent, by shipment id.",
+    root="warehouseShipments",
 )
 CUSTOMER_INVOICES = Collection(
-    "Customer.invoices", CUSTOMER, INVOICE, "GSI2", range="invoicedAt", description="Its invoices, oldest first."
+    "Customer.invoices",
+    CUSTOMER,
+    INVOICE,
+    "GSI2",
+    range="invoicedAt",
+    description="Its invoices, oldest first.",
+    root="customerInvoices",
 )
 CUSTOMER_PRODUCTS = Collection(
     "Customer.orderedProducts",
@@ -177,6 +194,7 @@ CUSTOMER_PRODUCTS = Collection(
     "GSI2",
     range="orderedAt",
     description="What it ordered, oldest first.",
+    root="customerOrderedProducts",
 )
 SHIPMENT_ITEMS = Collection(
     "Shipment.items", SHIPMENT, SHIPMENT_ITEM, "GSI1", ascending=False, description="What it holds."

@@ -337,6 +337,75 @@ def test_a_bad_range_is_refused_before_any_query(online_shop: Gateway, given: st
     assert body["extensions"]["dynamodb"]["operations"].get("Query") is None
 
 
+# --- patterns 9, 13 to 16 from the root: the list alone, without its parent's item ---------------------------------
+
+ROOT_CONNECTIONS = [  # (root field, parent root, nested field, parent id, connection arguments, selected)
+    ("warehouseShipments", "warehouse", "shipments", "30002", "first: 50", "orderId shipmentId warehouseId type"),
+    ("warehouseShipments", "warehouse", "shipments", "30001", "first: 2, order: DESCENDING", "shipmentId"),
+    ("warehouseInventory", "warehouse", "inventory", "30002", "first: 50", "productId warehouseId quantity"),
+    ("productOrders", "product", "orders", "20001", 'orderedAt: {between: ["2020-06", "2020-08"]}', "orderId"),
+    ("customerInvoices", "customer", "invoices", "10001", 'invoicedAt: {gte: "2020-06-01"}', "invoiceId invoicedAt"),
+    ("customerOrderedProducts", "customer", "orderedProducts", "10001", "last: 3", "productId orderedAt"),
+]
+
+
+@pytest.mark.parametrize("case", ROOT_CONNECTIONS, ids=lambda case: f"{case[0]}-{case[3]}")
+def test_09_13_to_16_a_root_connection_answers_as_the_nested_field_in_one_query(
+    online_shop: Gateway, case: tuple[str, ...]
+) -> None:
+    """The parent's item is never read: the members' Query alone, in the estimate and on the wire."""
+    field, parent, nested, parent_id, arguments, selected = case
+    argument = f'{parent}Id: "{parent_id}"'
+    page = f"{{ nodes {{ {selected} }} pageInfo {{ hasNextPage hasPreviousPage endCursor }} }}"
+    query = f"{{ {field}({argument}, {arguments}) {page} }}"
+    data, cost, sent = _run(online_shop, query)
+    through, _, _ = _run(online_shop, f"{{ {parent}({argument}) {{ {nested}({arguments}) {page} }} }}")
+    assert data[field] == through[parent][nested]
+    assert data[field]["nodes"]
+    assert (cost, sent) == ((1, 1), {"Query": 1})
+    explained = online_shop.query(query, **{"X-Tablegraph-Explain": "1"})["extensions"]["explain"]
+    assert (explained["calls"], explained["rounds"]) == (1, 1)
+
+
+def test_a_root_connection_takes_the_nested_fields_cursor(online_shop: Gateway) -> None:
+    """One connection type, one cursor: a page of the nested field resumes from the root, and the other way."""
+    nested, _, _ = _run(
+        online_shop, '{ warehouse(warehouseId: "30002") { shipments(first: 1) { pageInfo { endCursor } } } }'
+    )
+    cursor = nested["warehouse"]["shipments"]["pageInfo"]["endCursor"]
+    data, cost, _ = _run(
+        online_shop,
+        f'{{ warehouseShipments(warehouseId: "30002", first: 50, after: "{cursor}") {{ nodes {{ shipmentId }} }} }}',
+    )
+    whole, _, _ = _run(online_shop, '{ warehouseShipments(warehouseId: "30002", first: 50) { nodes { shipmentId } } }')
+    assert data["warehouseShipments"]["nodes"] == whole["warehouseShipments"]["nodes"][1:]
+    assert cost == (1, 1)
+
+
+def test_a_root_connection_of_a_parent_that_does_not_exist_is_empty(online_shop: Gateway) -> None:
+    """Not null, as warehouse(...) would be: telling a missing parent apart would cost the read this field saves."""
+    data, cost, _ = _run(
+        online_shop,
+        '{ warehouseShipments(warehouseId: "39999") { nodes { shipmentId } pageInfo { hasNextPage } } }',
+    )
+    assert data["warehouseShipments"] == {"nodes": [], "pageInfo": {"hasNextPage": False}}
+    assert cost == (1, 1)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        '{ warehouseShipments(warehouseId: "a#b") { nodes { shipmentId } } }',
+        '{ customerInvoices(customerId: "") { nodes { invoiceId } } }',
+        '{ productOrders(productId: "20001", orderedAt: {gte: "2020", lte: "2021"}) { nodes { orderId } } }',
+    ],
+)
+def test_a_root_connection_refuses_bad_arguments_before_any_request(online_shop: Gateway, query: str) -> None:
+    body = online_shop.query(query)
+    assert body["errors"][0]["extensions"]["code"] == "BAD_USER_INPUT"
+    assert body["extensions"]["dynamodb"]["calls"] == 0
+
+
 # --- patterns 10 to 12: an entity by an id of its index key alone ---------------------------------------------------
 
 
