@@ -4,7 +4,7 @@ parent, but for ``totalCount``, which the parent's counter answers in the same r
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -12,6 +12,7 @@ import pytest
 from schema.demo import DEMO
 from schema.model import COURSE_STUDENTS, USER_TICKETS
 from tests.support.gateway import Gateway, accounted
+from tests.support.identity import Issuer
 
 ROOTS = {COURSE_STUDENTS.name: "courseStudents", USER_TICKETS.name: "userTickets"}
 LISTED = dataclasses.replace(
@@ -90,3 +91,25 @@ def test_a_root_connection_on_an_index_filters_as_the_nested_field(demo: Gateway
     assert data["userTickets"] == nested["user"]["tickets"]
     assert data["userTickets"]["totalCount"] is not None
     assert cost[:2] == (2, 1)
+
+
+@pytest.fixture(scope="module")
+def issuer() -> Iterator[Issuer]:
+    with Issuer() as running:
+        yield running
+
+
+def test_another_tenants_root_connection_is_forbidden_before_any_request(
+    served: Callable[..., Gateway], issuer: Issuer
+) -> None:
+    guarded = served(LISTED, seeded=True, **issuer.settings())
+    query = '{ userTickets(orgName: "acme", username: "acme-user2") { totalCount edges { cursor } } }'
+    for organization, forbidden in (("umbrella", True), ("acme", False)):
+        token = issuer.token("someone", {"organizations": [organization]})
+        guarded.sent.clear()
+        body = guarded.http.post("/graphql", json={"query": query}, headers={"Authorization": f"Bearer {token}"}).json()
+        codes = [error["extensions"]["code"] for error in body.get("errors", [])]
+        if forbidden:
+            assert (codes, sum(guarded.sent.values())) == (["FORBIDDEN"], 0)
+        else:
+            assert codes == [] and body["data"]["userTickets"]["totalCount"] is not None
