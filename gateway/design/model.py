@@ -925,6 +925,13 @@ def _validate_root(collection: Collection, name: str, taken: set[str]) -> None:
             f"{collection.name}: its root field {name!r} is taken by another root field (an entity's, a lookup's or"
             " another collection's) or is no GraphQL name: give root= a name of its own"
         )
+    arguments = RANGE_CLASHES | {graphql_name(one) for one in (*collection.levels, collection.range) if one}
+    clashes = sorted(graphql_name(one) for one in collection.parent.id_fields if graphql_name(one) in arguments)
+    if clashes:
+        raise ValueError(
+            f"{collection.name}: the root field {name!r} would take {clashes} twice, as the {collection.parent.name}'s"
+            " ids and as connection arguments: list it under its parent only (drop root=)"
+        )
     internal = [one.name for one in (collection.parent, collection.member, collection.target) if one and one.internal]
     if internal:
         raise ValueError(
@@ -1150,7 +1157,7 @@ def _validate_levels(collection: Collection, shape: KeyShape) -> None:
 
 
 RANGE_CLASHES = frozenset({"first", "after", "last", "before", "order", "where"})
-"""The connection arguments a range argument may not be named like."""
+"""The connection arguments a range argument, or a root connection's parent id, may not be named like."""
 
 
 def _validate_range(collection: Collection, shape: KeyShape) -> None:

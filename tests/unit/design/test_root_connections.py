@@ -59,3 +59,10 @@ def test_a_root_name_taken_by_another_root_field_is_refused_naming_the_collectio
 def test_a_root_connection_of_an_internal_parent_is_refused() -> None:
     with pytest.raises(ValueError, match=r"^Warehouse\.shipments: Warehouse is internal.*drop root="):
         _model("listed", internal=True)
+
+
+def test_a_parent_id_named_like_a_connection_argument_is_refused() -> None:
+    holder = Entity("Holder", {None: KeyShape.of("h#{order}", "h#{order}")})
+    held = Entity("Held", {None: KeyShape.of("h#{order}", "x#{heldId}")})
+    with pytest.raises(ValueError, match=r"^Holder\.held: the root field 'listed' would take \['order'\] twice"):
+        Model("t", (TABLE,), (holder, held), collections=(Collection("Holder.held", holder, held, root="listed"),))
