@@ -70,10 +70,11 @@ def send(proxied: Gateway, query: str) -> dict[str, Any]:
     return body
 
 
-def test_a_retry_while_the_cascade_runs_is_told_it_is_in_progress_never_a_part(
+def _half_way(
     proxied: Gateway, proxy: FaultProxy, dynamodb: Any, enrolled: str
-) -> None:
-    # Each transaction takes a while, so that the retry comes while the first request is half way.
+) -> tuple[str, threading.Thread, list[dict[str, Any]]]:
+    """A cascading delete sent from a thread, each of its transactions slowed, once it has deleted some of the
+    enrolments: its token, its thread, and the list its answer goes to."""
     proxy.set_rules([Rule("delay", operations=frozenset({"TransactWriteItems"}), delay=0.3)])
     token = uuid.uuid4().hex
     answers: list[dict[str, Any]] = []
@@ -82,6 +83,14 @@ def test_a_retry_while_the_cascade_runs_is_told_it_is_in_progress_never_a_part(
     deadline = time.monotonic() + 30
     while edges(dynamodb, enrolled) == COURSES and time.monotonic() < deadline:
         time.sleep(0.01)
+    return token, first, answers
+
+
+def test_a_retry_while_the_cascade_runs_is_told_it_is_in_progress_never_a_part(
+    proxied: Gateway, proxy: FaultProxy, dynamodb: Any, enrolled: str
+) -> None:
+    # Each transaction takes a while, so that the retry comes while the first request is half way.
+    token, first, answers = _half_way(proxied, proxy, dynamodb, enrolled)
     assert 0 < edges(dynamodb, enrolled) < COURSES, "the first request was not half way"
     retried = send(proxied, DELETE % token)
     first.join(60)
@@ -97,14 +106,7 @@ def test_a_retry_while_the_cascade_runs_is_told_it_is_in_progress_never_a_part(
 def test_a_retry_after_the_cascade_failed_half_way_reports_the_whole(
     proxied: Gateway, proxy: FaultProxy, dynamodb: Any, enrolled: str
 ) -> None:
-    proxy.set_rules([Rule("delay", operations=frozenset({"TransactWriteItems"}), delay=0.3)])
-    token = uuid.uuid4().hex
-    answers: list[dict[str, Any]] = []
-    first = threading.Thread(target=lambda: answers.append(send(proxied, DELETE % token)))
-    first.start()
-    deadline = time.monotonic() + 30
-    while edges(dynamodb, enrolled) == COURSES and time.monotonic() < deadline:
-        time.sleep(0.01)
+    token, first, answers = _half_way(proxied, proxy, dynamodb, enrolled)
     # DynamoDB stops answering writes: the cascade stops half way.
     proxy.set_rules([Rule("error_before", operations=frozenset({"TransactWriteItems"}))])
     first.join(60)
@@ -123,14 +125,7 @@ def test_a_retry_after_the_first_attempt_died_half_way_reports_the_whole(
 ) -> None:
     """As if the first attempt's process died: nothing released its claim, which then lapsed. Each transaction
     counted its deletes on the claim, so the retry still answers the whole."""
-    proxy.set_rules([Rule("delay", operations=frozenset({"TransactWriteItems"}), delay=0.3)])
-    token = uuid.uuid4().hex
-    answers: list[dict[str, Any]] = []
-    first = threading.Thread(target=lambda: answers.append(send(proxied, DELETE % token)))
-    first.start()
-    deadline = time.monotonic() + 30
-    while edges(dynamodb, enrolled) == COURSES and time.monotonic() < deadline:
-        time.sleep(0.01)
+    token, first, _ = _half_way(proxied, proxy, dynamodb, enrolled)
     # Every write fails from now on, the claim's release included: the claim stays as a dead process leaves it.
     proxy.set_rules([Rule("error_before", operations=frozenset({"TransactWriteItems", "PutItem", "UpdateItem"}))])
     first.join(60)
