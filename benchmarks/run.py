@@ -202,7 +202,7 @@ def run(config: Config, progress: Callable[[str], None] = lambda _: None) -> Res
 
 async def _client_cpu(endpoint_url: str, table: str, config: Config) -> ClientCpu:
     """Operation 2's Query as the floor sends it with the stock client, and as the gateway's store sends it."""
-    request = queries.parent_and_members_query(MODEL, ORGANIZATION_USERS, {"orgName": data.ORG}, PAGE)
+    request = queries.parent_and_members_query(MODEL, ORGANIZATION_USERS, {"orgName": data.ORG}, queries.Window(PAGE))
     settings = Settings(endpoint_url=endpoint_url, table=table)
     async with engine.client(endpoint_url) as client, Store.open(settings, MODEL) as store:
         stock = _floor_call(OPERATIONS[BIG_QUERY - 1], client, table)

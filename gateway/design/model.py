@@ -729,8 +729,9 @@ class Model:
             return None
         return found[1]
 
-    def parent_sorts_with_members(self, collection: Collection) -> bool:
-        """Whether one Query returns the parent and then its members (the parent sorts at the head)."""
+    def parent_sorts_with_members(self, collection: Collection, ascending: bool | None = None) -> bool:
+        """Whether one Query, read ``ascending`` (the collection's declared order when None), returns the parent and
+        then its members: the parent sorts next to them, on the side the read starts from."""
         parent_shape = collection.parent.keys.get(collection.index)
         if collection.parent.partition:  # no item to read at the head
             return False
@@ -742,7 +743,7 @@ class Model:
         member_prefix = collection.member_shape.sk.literal_prefix
         if parent_sk.startswith(member_prefix) or member_prefix.startswith(parent_sk):
             return False
-        if (parent_sk < member_prefix) != collection.ascending:
+        if (parent_sk < member_prefix) != (collection.ascending if ascending is None else ascending):
             return False
         # Items of another shape between the parent and its members would take the places the Query's Limit keeps
         # for members, and a second Query, a round later, would have to fetch the rest: the parent is then read

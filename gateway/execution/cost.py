@@ -349,7 +349,7 @@ class Planner:
             request = queries.lookup_query(self.model, lookup, shown)
         else:
             collection, window = along
-            request = queries.parent_and_members_query(self.model, collection, shown, window.size)
+            request = queries.parent_and_members_query(self.model, collection, shown, window)
             walk.page_read((queries.binding(collection, ids), window), _now(source.page(collection, ids, window)))
         described = description(request) if source.explaining else {}
         planned = [Planned(field.key, "Query", 1, 1, request.limit, described)]
@@ -504,9 +504,9 @@ class _WorstCase:
             members.append(_Member(ids, self._item(collection.member, ids)))
         return _Page(members)
 
-    async def parent_and_page(self, entity: Entity, ids: Ids, collection: Collection, size: int) -> _Page:
+    async def parent_and_page(self, entity: Entity, ids: Ids, collection: Collection, window: queries.Window) -> _Page:
         self._item(entity, ids)
-        return await self.page(collection, ids, queries.Window(size))
+        return await self.page(collection, ids, window)
 
     async def gather(self, work: list[Coroutine[Any, Any, None]]) -> None:
         try:

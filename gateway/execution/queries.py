@@ -35,15 +35,16 @@ class Window:
     filter: Filter | None = None
     range: KeyRange | None = None
 
-    @property
-    def natural(self) -> bool:
-        """The first page of the collection as declared: what may come with the parent in one Query."""
+    def with_parent(self, model: Model, collection: Collection) -> bool:
+        """Whether this page may come with the parent in one Query: read from either end, in either order, the read
+        starts at the parent when it sorts next to the members on that side. Not after a cursor (the read starts
+        past the parent), nor with a filter (DynamoDB filters no key attribute, so it would drop the parent) or a
+        range (it leaves the parent out)."""
         return (
             self.cursor is None
-            and not self.backward
-            and not self.flipped
             and self.filter is None
             and self.range is None
+            and model.parent_sorts_with_members(collection, self.ascending(collection))
         )
 
     def ascending(self, collection: Collection) -> bool:
@@ -248,23 +249,23 @@ def partitions(collection: Collection, parent_ids: Ids) -> list[str]:
     return [shape.partition(ids, shard) for shard in range(collection.shards)]
 
 
-def parent_and_members_query(model: Model, collection: Collection, parent_ids: Ids, first: int) -> QueryRequest:
-    """The parent and the first page of members in one Query; valid when the parent sorts at the head."""
-    if not model.parent_sorts_with_members(collection):
-        raise ValueError(f"{collection.name}: the parent does not sort ahead of its members")
+def parent_and_members_query(model: Model, collection: Collection, parent_ids: Ids, window: Window) -> QueryRequest:
+    """The parent and the page ``window`` of its members in one Query; valid when ``window.with_parent`` holds."""
+    if not window.with_parent(model, collection):
+        raise ValueError(f"{collection.name}: this page's read does not start at the parent")
     index = model.index(collection.index)
     parent = collection.parent.keys[collection.index]
     parent_sk = parent.sk.format(parent_ids)
     members = collection.member_shape.sk.prefix(collection.member_ids(parent_ids))
     # Bounded on both sides, so items of other shapes beyond the members are never read.
-    low, high = (parent_sk, _after_prefix(members)) if collection.ascending else (members, parent_sk)
+    low, high = (parent_sk, _after_prefix(members)) if parent_sk < members else (members, parent_sk)
     return QueryRequest(
         partition=(index.pk, parent.pk.format(parent_ids)),
         sort=(index.sk, "between", low),
         sort_end=high,
         index=collection.index,
-        ascending=collection.ascending,
-        limit=first + 2,
+        ascending=window.ascending(collection),
+        limit=window.size + 2,
     )
 
 

@@ -407,7 +407,7 @@ class Reader:
             found = [one for one in read if _is(entity, one)]
         else:
             collection, window = along
-            request = queries.parent_and_members_query(self.model, collection, ids, window.size)
+            request = queries.parent_and_members_query(self.model, collection, ids, window)
             read, _ = await self._query_members(collection, request, window.size)
             found = read[:1] if read and _is(entity, read[0]) else []
         if len(found) != 1:
@@ -498,27 +498,29 @@ class Reader:
         for key in wanted:
             self._prime(key, found.get(key), result.round)
 
-    async def parent_and_page(self, entity: Entity, ids: Ids, collection: Collection, size: int) -> Page:
-        await self._parent_with_page(entity, ids, collection, size)
-        return await self._pages[self._page_key(collection, ids, queries.Window(size))]
+    async def parent_and_page(self, entity: Entity, ids: Ids, collection: Collection, window: queries.Window) -> Page:
+        await self._parent_with_page(entity, ids, collection, window)
+        return await self._pages[self._page_key(collection, ids, window)]
 
     async def gather(self, work: list[Coroutine[Any, Any, None]]) -> None:
         await accounting.gather(*work)
 
-    async def _parent_with_page(self, entity: Entity, ids: Ids, collection: Collection, size: int) -> Item | None:
+    async def _parent_with_page(
+        self, entity: Entity, ids: Ids, collection: Collection, window: queries.Window
+    ) -> Item | None:
         self.guard.check_query(collection, ids)
-        request = queries.parent_and_members_query(self.model, collection, ids, size)
+        request = queries.parent_and_members_query(self.model, collection, ids, window)
         loop = asyncio.get_running_loop()
         page: asyncio.Future[Page] = _detach(loop.create_future())
-        self._pages[self._page_key(collection, ids, queries.Window(size))] = page
+        self._pages[self._page_key(collection, ids, window)] = page
         try:
-            read, _ = await self._query_members(collection, request, size)
+            read, _ = await self._query_members(collection, request, window.size)
         except BaseException as error:
             page.set_exception(error)
             raise
         parent = read[0][0] if read and _is(entity, read[0]) else None
         members = read[1:] if parent is not None else read
-        page.set_result(self._make_page(collection, ids, members, queries.Window(size), current_round()))
+        page.set_result(self._make_page(collection, ids, members, window, current_round()))
         self._prime(self._item_key(entity, ids), parent, current_round())
         return self._visible(entity, parent)
 

@@ -83,8 +83,10 @@ class Source(Protocol):
 
     async def page(self, collection: Collection, parent_ids: Ids, window: queries.Window) -> PageRead: ...
 
-    async def parent_and_page(self, entity: Entity, ids: Ids, collection: Collection, size: int) -> PageRead:
-        """The parent with its first page in one Query; ``cached`` knows the parent afterwards."""
+    async def parent_and_page(
+        self, entity: Entity, ids: Ids, collection: Collection, window: queries.Window
+    ) -> PageRead:
+        """The parent with a page that starts at it, in one Query; ``cached`` knows the parent afterwards."""
         ...
 
     async def gather(self, work: list[Coroutine[Any, Any, None]]) -> None:
@@ -342,16 +344,12 @@ class Walk:
             relation = self._model.relations.get(f"{entity.name}.{one.name}")
             if not isinstance(relation, Collection) or relation.parent is not entity:
                 continue
-            if not self._model.parent_sorts_with_members(relation):
-                continue
             if queries.narrows(relation, one.args):
                 continue  # the parent sorts at the head of the whole collection, not of one level
             if not set(relation.member_shape.pk.fields) <= relation.member_ids(ids).keys():
                 continue
             window = self._window(one, relation)
-            # Only the first page in the declared order starts at the parent: a page from the end may never reach
-            # it, and a filter cannot keep it (DynamoDB filters no key attribute).
-            if window is None or not window.natural:
+            if window is None or not window.with_parent(self._model, relation):
                 continue
             if not self._source.permits_query(relation, ids):
                 continue
@@ -464,9 +462,7 @@ class Walk:
                 (name, "{" + name + "}") for name in query.collection.levels if name in query.parent_ids
             )
             if query.parent is not None:
-                request = queries.parent_and_members_query(
-                    self._model, query.collection, placeholders, query.window.size
-                )
+                request = queries.parent_and_members_query(self._model, query.collection, placeholders, query.window)
             else:
                 # A sharded page is one Query per shard, all in the same round.
                 shard = "<shard>" if query.collection.shards > 1 else 0
@@ -516,7 +512,7 @@ class Walk:
         try:
             if query.parent is not None:
                 page = await self._source.parent_and_page(
-                    query.parent, query.parent_ids, query.collection, query.window.size
+                    query.parent, query.parent_ids, query.collection, query.window
                 )
             else:
                 page = await self._source.page(query.collection, query.parent_ids, query.window)
@@ -575,10 +571,10 @@ def beside(
         relation = model.relations.get(f"{lookup.entity.name}.{one.nodes[0].name.value}")
         if not isinstance(relation, Collection) or relation.index != lookup.index:
             continue
-        if not model.parent_sorts_with_members(relation) or relation.levels:
+        if relation.levels:
             continue
         window = window_of(one, relation, default, maximum)
-        if window is not None and window.natural:
+        if window is not None and window.with_parent(model, relation):
             return relation, window
     return None
 

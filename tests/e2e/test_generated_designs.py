@@ -412,7 +412,7 @@ def link_cost(design: Design, reference: Reference, links: list[LinkDesign], ite
 
 # Gaps of today's planner, kept visible. Set one False when the planner learns it: this test then holds it to the
 # optimum the reference gives.
-PARENT_JOINS_ONLY_THE_FIRST_PAGE_IN_DECLARED_ORDER = True
+PARENT_JOINS_ONLY_THE_FIRST_PAGE_IN_DECLARED_ORDER = False
 """A parent joins its members' Query only on a ``first`` page read in the collection's declared order. Where the read
 starts at the parent otherwise (``order`` flipped, or a ``last`` page when the parent sorts after its members), it is
 read by a GetItem beside the Query: 2 calls, 1 round, where one Query would do."""

@@ -237,6 +237,43 @@ def test_a_page_from_the_end_is_one_query_read_backwards_and_explained_so(gatewa
     assert (explained["calls"], explained["rounds"]) == (cost["calls"], cost["rounds"]) == (2, 1)
 
 
+@pytest.mark.parametrize(
+    ("arguments", "expected"),
+    [
+        pytest.param("last: 3", [project_id(3), project_id(2), project_id(1)], id="last"),
+        pytest.param("first: 3, order: ASCENDING", [project_id(1), project_id(2), project_id(3)], id="flipped"),
+    ],
+)
+def test_a_page_read_up_from_the_parent_comes_with_it_in_one_query(
+    gateway: Gateway, arguments: str, expected: list[str]
+) -> None:
+    # A workspace's item ("META") sorts just below its projects ("PROJ#…"), which are declared newest first: a page
+    # from the end, or in the other order, reads up from the workspace, so both come from one Query.
+    query = (
+        '{ workspace(workspaceId: "ws-main") { displayName projects(%s) { nodes { projectId }'
+        " pageInfo { hasNextPage hasPreviousPage } } } }" % arguments
+    )
+    response = gateway.http.post("/graphql", json={"query": query}, headers={"X-Tablegraph-Explain": "1"})
+    explained = response.json()["extensions"]["explain"]
+    [request] = explained["requests"]
+    assert request["operation"] == "Query" and request["scanIndexForward"] is True, request
+    body = gateway.query(query)
+    workspace = body["data"]["workspace"]
+    assert workspace["displayName"] is not None
+    assert [node["projectId"] for node in workspace["projects"]["nodes"]] == expected
+    backward = arguments.startswith("last")
+    assert workspace["projects"]["pageInfo"] == {"hasNextPage": not backward, "hasPreviousPage": backward}
+    cost = body["extensions"]["dynamodb"]
+    assert cost["operations"] == {"Query": 1}
+    assert (explained["calls"], explained["rounds"]) == (cost["calls"], cost["rounds"]) == (1, 1)
+
+
+def test_a_page_read_up_from_the_parent_of_a_missing_workspace_is_null(gateway: Gateway) -> None:
+    body = gateway.query('{ workspace(workspaceId: "ws-none") { projects(last: 2) { nodes { projectId } } } }')
+    assert body["data"] == {"workspace": None}
+    assert body["extensions"]["dynamodb"]["calls"] == 1
+
+
 def test_pages_of_one_item_walk_a_collection(gateway: Gateway) -> None:
     field, expected, key = WALKS[1].values
     assert walk(gateway, field, key, 1)[0] == expected

@@ -175,24 +175,24 @@ class Collection:
     prefix: str  # begins_with on the sort key
     ascending: bool
     counter: str
-    head: bool  # the parent sorts at the head of the partition: parent and first page come from one Query
+    parent_low: bool | None  # the parent's item sorts just below its members (False: just above; None: elsewhere)
 
 
 COLLECTIONS = {
     ("Workspace", "projects"): Collection(
-        "Project", None, "table", lambda w: f"WS#{w}", "PROJ#", False, "projectCount", False
+        "Project", None, "table", lambda w: f"WS#{w}", "PROJ#", False, "projectCount", True
     ),
     ("Organization", "users"): Collection(
         "User", None, "table", lambda o: f"ORG#{o}", "USER#", True, "userCount", True
     ),
     ("User", "tickets"): Collection(
-        "Ticket", None, "GSI1", lambda o, u: f"ORG#{o}#USER#{u}", "TICKET#", False, "ticketCount", True
+        "Ticket", None, "GSI1", lambda o, u: f"ORG#{o}#USER#{u}", "TICKET#", False, "ticketCount", False
     ),
     ("Student", "courses"): Collection(
-        "Enrollment", "Course", "table", lambda s: f"STU#{s}", "ENROLL#CRS#", False, "courseCount", True
+        "Enrollment", "Course", "table", lambda s: f"STU#{s}", "ENROLL#CRS#", False, "courseCount", False
     ),
     ("Course", "students"): Collection(
-        "Enrollment", "Student", "GSI1", lambda c: f"CRS#{c}", "STU#", True, "enrolledCount", False
+        "Enrollment", "Student", "GSI1", lambda c: f"CRS#{c}", "STU#", True, "enrolledCount", None
     ),
 }
 
@@ -262,10 +262,11 @@ class ConnSel:
     flip: bool = False  # order: against the collection's declared order
     where: Any = None  # a filter: (attribute, operator, operands), or ("and" | "or", (filters...))
 
-    @property
-    def natural(self) -> bool:
-        """The first page in the declared order: what may come with its parent in one Query."""
-        return self.after is None and not self.backward and not self.flip and self.where is None
+    def with_parent(self, collection: Collection) -> bool:
+        """Whether the page's Query reads its parent's item first: it reads from the parent's side of the members
+        (from either end, in either order), without a cursor (past the parent) or a filter (which would drop it)."""
+        reads_up = (collection.ascending != self.flip) != self.backward
+        return self.after is None and self.where is None and collection.parent_low is reads_up
 
 
 @dataclass(frozen=True)
@@ -598,9 +599,9 @@ class Reference:
         """The optimal plan by the spec's Cost rules, applied to this data: DynamoDB calls and rounds.
 
         1. An object is "to read" in the round its table-key ids are known; in that round start its collections
-           (one Query each) and its links whose target ids it knows. If its first collection (read forwards,
-           without `after`) has the parent at the head of the partition, the object and that page are one Query; a
-           page read backwards (`last`, `before`) is a Query of its own, whatever the order.
+           (one Query each) and its links whose target ids it knows. If its first collection's page is read from
+           the side of its members where the parent's item sorts next to them (from either end, in either order,
+           without a cursor or a filter), the object and that page are one Query.
         2. A round's point reads, minus items known from earlier rounds (read or Query members), are deduplicated
            into ceil(n/100) BatchGetItem. A page already answered is not asked again (same parent, field,
            size, cursor, direction); a page's members start their relations the round after it answers, and the
@@ -627,8 +628,7 @@ class Reference:
                     first = next((rel for rel in visit.sel.relations if isinstance(rel, ConnSel)), None)
                     if (
                         first is not None
-                        and first.natural
-                        and COLLECTIONS[ref.type, first.name].head
+                        and first.with_parent(COLLECTIONS[ref.type, first.name])
                         and _key(ref, first) not in answered
                     ):
                         now.combined[_key(ref, first)] = ref.key

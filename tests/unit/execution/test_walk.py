@@ -75,11 +75,11 @@ class Table:
         self.rounds[-1].append(("Query", collection.name))
         return self._page(collection, parent_ids, window.size)
 
-    async def parent_and_page(self, entity: Entity, ids: Ids, collection: Collection, size: int) -> Page:
+    async def parent_and_page(self, entity: Entity, ids: Ids, collection: Collection, window: queries.Window) -> Page:
         self.rounds[-1].append(("Query", entity.name, collection.name))
         key = self._key(self.model.item(entity, dict(ids), {}))
         self._read[key] = self.items.get(key)
-        return self._page(collection, ids, size)
+        return self._page(collection, ids, window.size)
 
     def _page(self, collection: Collection, parent_ids: Ids, size: int) -> Page:
         members = self.pages.get((collection.name, tuple(sorted(parent_ids.items()))), [])[:size]
