@@ -250,8 +250,8 @@ def test_a_page_read_up_from_the_parent_comes_with_it_in_one_query(
     # A workspace's item ("META") sorts just below its projects ("PROJ#…"), which are declared newest first: a page
     # from the end, or in the other order, reads up from the workspace, so both come from one Query.
     query = (
-        '{ workspace(workspaceId: "ws-main") { displayName projects(%s) { nodes { projectId }'
-        " pageInfo { hasNextPage hasPreviousPage } } } }" % arguments
+        '{ workspace(workspaceId: "ws-main") { displayName projects(' + arguments + ") { nodes { projectId }"
+        " pageInfo { hasNextPage hasPreviousPage } } } }"
     )
     response = gateway.http.post("/graphql", json={"query": query}, headers={"X-Tablegraph-Explain": "1"})
     explained = response.json()["extensions"]["explain"]
