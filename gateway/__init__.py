@@ -12,6 +12,7 @@ from gateway.design.model import (
     Link,
     Lookup,
     Model,
+    Numbering,
     Root,
     Shape,
 )
@@ -29,6 +30,7 @@ __all__ = [
     "Link",
     "Lookup",
     "Model",
+    "Numbering",
     "Root",
     "Shape",
     "Tenancy",

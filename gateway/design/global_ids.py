@@ -29,7 +29,10 @@ def decode(model: Model, text: str, argument: str = "id") -> tuple[Entity, dict[
     entity = next((one for one in model.entities if one.name == name and not one.internal), None)
     if entity is None or len(parts) != len(entity.id_fields):
         raise invalid
-    return entity, {field: validate_id(part, argument) for field, part in zip(entity.id_fields, parts, strict=True)}
+    ids = {field: validate_id(part, argument) for field, part in zip(entity.id_fields, parts, strict=True)}
+    if model.canonical(entity, ids) != ids:  # a padded number: encode writes it plain, as keys read it back
+        raise invalid
+    return entity, ids
 
 
 def _b64(raw: bytes) -> str:

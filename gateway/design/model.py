@@ -28,6 +28,7 @@ served as lists, BS: a binary set served as a list of base64 strings (as DynamoD
 JSON: any value (an open map, a list, ...) served as the ``JSON`` scalar."""
 
 _ENUM_VALUE = re.compile(r"[_A-Za-z][_0-9A-Za-z]*")
+_PLACEHOLDER_NAME = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)")
 
 _INT_RANGE = range(-(2**31), 2**31)
 MAX_TEXT = 1000
@@ -312,6 +313,11 @@ class Entity:
         return frozenset().union(*(shape.fields for shape in self._all_shapes)) - self.indexed_attributes
 
     @cached_property
+    def padded_ids(self) -> frozenset[str]:
+        """The ids some key of the entity writes as a zero-padded number (``ISSUE#{number:07}``)."""
+        return frozenset().union(*(shape.pk.numbers | shape.sk.numbers for shape in self._all_shapes))
+
+    @cached_property
     def indexed_attributes(self) -> frozenset[str]:
         """The declared attributes that index sort keys hold (``o#{orderDate}``): values, not ids."""
         declared = self.declared
@@ -404,8 +410,11 @@ class Collection:
         ``name``): what the members' partition and sort-key prefix are formatted from."""
         if not self.partition:
             return parent_ids
+        # With roles named, a parent's id that a member holds under the same name for itself (a fork's own ``owner``
+        # under its original's) is not the member's: only the partition's ids and the levels come from the parent.
+        own = self.member.all_id_fields - set(self.member_shape.pk.fields) - set(self.levels)
         return {
-            **parent_ids,
+            **{name: value for name, value in parent_ids.items() if name not in own},
             **{mine: parent_ids[theirs] for mine, theirs in self.partition.items() if theirs in parent_ids},
         }
 
@@ -629,13 +638,10 @@ class Model:
         """Every attribute that identifies an item of ``entity``: its keys in the table and in each index, and its
         discriminator."""
         out: dict[str, str] = {}
-        for name, shape in entity.keys.items():
-            if name in entity.variants:
-                # The first shape whose ids are known: the one the item has (or a create means).
-                known = [one for one in entity.shapes(name) if all(ids.get(field) is not None for field in one.fields)]
-                if not known:
-                    continue
-                shape = known[0]
+        for name in entity.keys:
+            shape = self.shape_in(entity, name, ids)
+            if shape is None:
+                continue
             # Without its values, an index key is unknown (an update's) or not written (a sparse index's).
             partial = shape.sparse or not entity.indexed_attributes.isdisjoint(shape.sk.fields)
             if partial and not all(field in ids and ids[field] is not None for field in shape.fields):
@@ -646,6 +652,55 @@ class Model:
         if entity.discriminator is not None:
             out[entity.discriminator[0]] = entity.discriminator[1]
         return out
+
+    @cached_property
+    def _numbers(self) -> dict[str, frozenset[str]]:
+        """Per entity, its ids that are zero-padded numbers in some key: in its own keys, or in those of an entity
+        a collection, a link or a numbering passes the id to or from (an issue's ``number``, padded in
+        ``ISSUE#{number:07}``, is the same number in its comments' ``ISSUECOMMENT#...#{number}``)."""
+        numbers = {entity.name: set(entity.padded_ids) for entity in self.entities}
+        pairs: list[tuple[Entity, Entity, Mapping[str, str]]] = []  # (one, other, {id of one: id of other})
+        for collection in self.collections:
+            pairs.append((collection.member, collection.parent, collection.partition))
+            if collection.target is not None:
+                pairs.append((collection.member, collection.target, {v: k for k, v in collection.ids.items()}))
+        for link in self.links:
+            pairs.append((link.source, link.target, {v: k for k, v in link.ids.items()}))
+        changed = True
+        while changed:
+            changed = False
+            for one, other, roles in pairs:
+                for mine in one.all_id_fields:
+                    theirs = roles.get(mine, mine)
+                    if theirs not in other.all_id_fields:
+                        continue
+                    for a, x, b, y in ((one, mine, other, theirs), (other, theirs, one, mine)):
+                        if x in numbers[a.name] and y not in numbers[b.name]:
+                            numbers[b.name].add(y)
+                            changed = True
+        return {name: frozenset(found) for name, found in numbers.items()}
+
+    def canonical(self, entity: Entity, ids: Mapping[str, str]) -> dict[str, str]:
+        """``ids`` as keys read them back: a zero-padded number without its padding (``0000007`` is ``7``), so that
+        every key, padded or plain, is written from one value. Text that is no number is left for the key to
+        refuse."""
+        numbers = self._numbers.get(entity.name, frozenset())
+        if not numbers:
+            return dict(ids)
+        return {
+            name: str(int(value)) if name in numbers and value.isascii() and value.isdigit() else value
+            for name, value in ids.items()
+        }
+
+    def shape_in(self, entity: Entity, index: str | None, ids: Ids) -> KeyShape | None:
+        """The shape in ``index`` of the item these ids name: of several variants, the one that uses the most of
+        the ids given (a fork's, holding its original's owner, over an original's), the first on a tie; None when
+        none has all its ids."""
+        shape = entity.keys.get(index)
+        if index not in entity.variants:
+            return shape
+        known = [one for one in entity.shapes(index) if all(ids.get(field) is not None for field in one.fields)]
+        return max(known, key=lambda one: len(one.fields), default=None)
 
     def item(self, entity: Entity, ids: Ids, attributes: Mapping[str, Any]) -> Item:
         """A whole item as stored: the entity's key attributes in every index, then its attributes."""
@@ -735,9 +790,11 @@ class Model:
         parent_shape = collection.parent.keys.get(collection.index)
         if collection.parent.partition:  # no item to read at the head
             return False
-        if parent_shape is None or parent_shape.pk != collection.member_shape.pk:
+        if parent_shape is None or parent_shape.pk != _partition_as_parent(collection):
             return False
-        if parent_shape.sparse:  # a parent outside the index would be missed by the Query, and taken for absent
+        # A parent outside the index, or in it under another of its shapes (a fork under its original), would be
+        # missed by the Query, and taken for absent.
+        if parent_shape.sparse or collection.index in collection.parent.variants:
             return False
         parent_sk = parent_shape.sk.literal_prefix
         member_prefix = collection.member_shape.sk.literal_prefix
@@ -750,12 +807,44 @@ class Model:
         # beside the members' Query instead, at 2 calls in 1 round whatever the data.
         low, high = sorted((parent_sk, member_prefix))
         return not any(
-            shape.pk == parent_shape.pk and _sorts_between(shape.sk.literal_prefix, low, high)
+            _anonymous(shape.pk) == _anonymous(parent_shape.pk) and _sorts_between(shape.sk.literal_prefix, low, high)
             for entity in self.entities
             if collection.index in entity.keys
             for shape in entity.shapes(collection.index)
-            if shape not in (parent_shape, collection.member_shape)
+            if shape not in (parent_shape, collection.member_shape) and _slot(shape) != _slot(parent_shape)
         )
+
+
+def _partition_as_parent(collection: Collection) -> KeyTemplate:
+    """The members' partition key template with each id under the parent's name for it (``ACCOUNT#{owner}`` is
+    ``ACCOUNT#{username}`` under a user): the parent's own template in that index when its item heads the
+    partition."""
+    template = collection.member_shape.pk
+    if not collection.partition:
+        return template
+    renamed = _PLACEHOLDER_NAME.sub(
+        lambda match: "{" + collection.partition.get(match.group(1), match.group(1)), template.pattern
+    )
+    return KeyTemplate(renamed, template.separator)
+
+
+def _anonymous(template: KeyTemplate) -> tuple[str, str]:
+    """A template without its ids' names: templates equal so can name one partition (``ACCOUNT#{username}`` and
+    ``ACCOUNT#{orgName}``)."""
+    return _PLACEHOLDER_NAME.sub("{", template.pattern), template.separator
+
+
+def _slot(shape: KeyShape) -> tuple[str, str, str]:
+    """A key shape with its ids named by order of appearance: shapes equal so put their items at one key (a user's
+    ``ACCOUNT#{username}``/``ACCOUNT#{username}`` and an organization's ``ACCOUNT#{orgName}``/...), where only one
+    item can be: one of them cannot sort beside the other."""
+    names: dict[str, str] = {}
+
+    def rename(match: re.Match[str]) -> str:
+        return "{" + names.setdefault(match.group(1), f"_{len(names)}")
+
+    pk = _PLACEHOLDER_NAME.sub(rename, shape.pk.pattern)
+    return pk, _PLACEHOLDER_NAME.sub(rename, shape.sk.pattern), shape.pk.separator + shape.sk.separator
 
 
 def _sorts_between(prefix: str, low: str, high: str) -> bool:
@@ -1107,7 +1196,7 @@ def _validate_partition(collection: Collection, shape: KeyShape) -> None:
             " partition={'<member id>': '<parent id>'}"
         )
     if collection.partition:
-        clash = parent.all_id_fields & member.all_id_fields - set(collection.partition)
+        clash = parent.all_id_fields & set(shape.pk.fields) - set(collection.partition)
         if clash:
             raise ValueError(
                 f"{collection.name}: {sorted(clash)} name ids of both {parent.name} and {member.name}, and partition"

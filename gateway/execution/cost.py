@@ -435,6 +435,9 @@ class _WorstCase:
         self.forbidden = forbidden
         self._refusal: Forbidden | None = None
         self._known: dict[ItemKey, Item] = {}
+        # The ids each made-up item stands for: every id of its entity, those of any variant or sparse index
+        # included, as the worst case has them all (an item holds one variant's keys only).
+        self._ids: dict[ItemKey, dict[str, str]] = {}
         self._fresh = itertools.count()
 
     @property
@@ -520,8 +523,15 @@ class _WorstCase:
         full = {name: ids[name] if name in ids else self._new() for name in entity.all_id_fields}
         item = self.model.item(entity, full, {})
         table = self.model.index(None)
-        self._known.setdefault((item[table.pk], item[table.sk]), item)
+        key = (item[table.pk], item[table.sk])
+        self._known.setdefault(key, item)
+        self._ids.setdefault(key, full)
         return item
+
+    def ids_of(self, entity: Entity, item: Item) -> Ids | None:
+        table = self.model.index(None)
+        full = self._ids.get((item[table.pk], item[table.sk]))
+        return full if full is not None else self.model.ids_of(entity, item)
 
     def _new(self) -> str:
         return f"{_MADE_UP}{next(self._fresh)}"

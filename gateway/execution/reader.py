@@ -488,6 +488,9 @@ class Reader:
     def visible(self, entity: Entity, item: Item) -> bool:
         return self.guard.visible(entity, item)
 
+    def ids_of(self, entity: Entity, item: Item) -> Ids | None:
+        return self.model.ids_of(entity, item)
+
     async def read(self, keys: list[tuple[Entity, Ids]]) -> None:
         wanted = list(dict.fromkeys(self._item_key(entity, ids) for entity, ids in keys if not entity.partition))
         if not wanted:

@@ -77,6 +77,10 @@ class Source(Protocol):
 
     def visible(self, entity: Entity, item: Item) -> bool: ...
 
+    def ids_of(self, entity: Entity, item: Item) -> Ids | None:
+        """The ids a read item gives what it starts (None: it is no ``entity``)."""
+        ...
+
     async def read(self, keys: list[tuple[Entity, Ids]]) -> None:
         """Read these items, all at once; ``cached`` knows them afterwards (None for those missing)."""
         ...
@@ -296,7 +300,7 @@ class Walk:
     ) -> None:
         if item is None or not self._source.visible(entity, item):
             return
-        ids = self._model.ids_of(entity, item)
+        ids = self._source.ids_of(entity, item)
         if ids is not None:
             self.expand(entity, ids, selected, path, round_, started, alive)
 
@@ -538,9 +542,9 @@ class Walk:
         if root.many:
             ((argument, id_field),) = root.arguments
             values = queries.batch_ids([str(one) for one in field.args.get(argument, [])], argument)
-            return [(entity, {id_field: value}) for value in dict.fromkeys(values)]
+            return [(entity, self._model.canonical(entity, {id_field: value})) for value in dict.fromkeys(values)]
         ids = {id_field: validate_id(str(field.args[argument]), argument) for argument, id_field in root.arguments}
-        return [(entity, ids)]
+        return [(entity, self._model.canonical(entity, ids))]
 
     def _fields_of(self, field: Field, entity: Entity | None) -> list[Field]:
         """The fields selected under ``field`` on objects of ``entity``'s type (its own type when None)."""

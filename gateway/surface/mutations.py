@@ -106,11 +106,14 @@ def _create(builder: Builder, entity: Entity, verb: str) -> Callable[..., Any]:
     input_type = _input(fields, f"The new {entity.name}'s ids and attributes{minted}.")
 
     async def create(info: Info, data: Any, client_token: str | None) -> Any:
-        ids = {
-            name: validate_id(getattr(data, name), graphql_name(name))
-            for name in given
-            if getattr(data, name) is not None
-        }
+        ids = builder.model.canonical(
+            entity,
+            {
+                name: validate_id(getattr(data, name), graphql_name(name))
+                for name in given
+                if getattr(data, name) is not None
+            },
+        )
         ids.update(building.minted(entity))
         attributes = {**inputs(entity, data), **on_create(entity, ids)}
         token = token_of(info, client_token, data)
@@ -136,7 +139,9 @@ def _update(builder: Builder, entity: Entity, verb: str) -> Callable[..., Any]:
     input_type = _input(fields, f"The changes to {article(entity.name)} {entity.name}, at the version read last.")
 
     async def update(info: Info, data: Any, client_token: str | None) -> Any:
-        ids = {name: validate_id(getattr(data, name), graphql_name(name)) for name in entity.id_fields}
+        ids = builder.model.canonical(
+            entity, {name: validate_id(getattr(data, name), graphql_name(name)) for name in entity.id_fields}
+        )
         changes = inputs(entity, data)
         changes = {**changes, **set_changes(entity, data, changes)}
         version = expected_version(data.expectedVersion) or 0
@@ -176,7 +181,9 @@ def _delete(builder: Builder, entity: Entity, verb: str) -> Callable[..., Any]:
     input_type = _input(fields, f"The {entity.name} to delete.")
 
     async def delete(info: Info, data: Any, client_token: str | None) -> Deleted:
-        ids = {name: validate_id(getattr(data, name), graphql_name(name)) for name in entity.id_fields}
+        ids = builder.model.canonical(
+            entity, {name: validate_id(getattr(data, name), graphql_name(name)) for name in entity.id_fields}
+        )
         version = expected_version(data.expectedVersion)
         token = token_of(info, client_token, data)
         cascade = bool(getattr(data, "cascade", False))

@@ -45,7 +45,7 @@ def query_type(builder: Builder) -> Any:
         fields.resolved(lookup.name, builder.types[entity.name] | None, _lookup(builder, lookup), description)
     for name, collection in builder.model.root_collections.items():
         served = builder.connections[collection.name]
-        fields.resolved(name, served.type, _listed(collection, served), _listed_description(collection))
+        fields.resolved(name, served.type, _listed(builder, collection, served), _listed_description(collection))
     builder.extra(fields)
     query = new_class("Query")
     builder.pending.append((fields.apply(query), "What can be read: each entity by its key, and any by global id."))
@@ -57,7 +57,9 @@ def _one(builder: Builder, entity: Entity) -> Callable[..., Any]:
 
     async def resolve(root: Any, info: Info, **arguments: Any) -> Any:
         await info.context.reader.walked(resolve_info(info))
-        ids = {name: validate_id(arguments[f"p{i}"], graphql_name(name)) for i, name in enumerate(names)}
+        ids = builder.model.canonical(
+            entity, {name: validate_id(arguments[f"p{i}"], graphql_name(name)) for i, name in enumerate(names)}
+        )
         return builder.object_of(entity, await info.context.reader.get(entity, ids))
 
     parameters = [
@@ -71,7 +73,9 @@ def _lookup(builder: Builder, lookup: Lookup) -> Callable[..., Any]:
 
     async def resolve(root: Any, info: Info, **given: Any) -> Any:
         await info.context.reader.walked(resolve_info(info))
-        ids = {name: validate_id(given[f"p{i}"], argument) for i, (argument, name) in enumerate(arguments)}
+        ids = builder.model.canonical(
+            lookup.entity, {name: validate_id(given[f"p{i}"], argument) for i, (argument, name) in enumerate(arguments)}
+        )
         return builder.object_of(lookup.entity, await info.context.reader.lookup(lookup, ids, resolve_info(info)))
 
     parameters = [
@@ -80,13 +84,16 @@ def _lookup(builder: Builder, lookup: Lookup) -> Callable[..., Any]:
     return signature(resolve, parameters)
 
 
-def _listed(collection: Collection, served: Served) -> Callable[..., Any]:
+def _listed(builder: Builder, collection: Collection, served: Served) -> Callable[..., Any]:
     """A root connection: the page under the parent's ids, read without the parent (its counter aside)."""
     names = collection.parent.id_fields
 
     async def resolve(root: Any, info: Info, **arguments: Any) -> Any:
         await info.context.reader.walked(resolve_info(info))
-        ids = {name: validate_id(arguments[f"p{i}"], graphql_name(name)) for i, name in enumerate(names)}
+        ids = builder.model.canonical(
+            collection.parent,
+            {name: validate_id(arguments[f"p{i}"], graphql_name(name)) for i, name in enumerate(names)},
+        )
         return await served.read(info, ids)
 
     parent = collection.parent.name

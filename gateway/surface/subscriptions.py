@@ -99,7 +99,10 @@ class _Subscriptions:
         change_type = self._change_type(collection.member)
 
         async def resolve(root: Any, info: Info, **arguments: Any) -> AsyncGenerator[Any, None]:
-            ids = {name: validate_id(arguments[f"p{i}"], graphql_name(name)) for i, name in enumerate(parent.id_fields)}
+            ids = self.model.canonical(
+                parent,
+                {name: validate_id(arguments[f"p{i}"], graphql_name(name)) for i, name in enumerate(parent.id_fields)},
+            )
             info.context.guard.check_query(collection, ids)
             topic = collection_topic(collection.name, parent, ids)
             async for change in self._changes(info, [topic], arguments.get("after")):

@@ -390,6 +390,13 @@ def parent_ids(counted: Counted, ids: Ids) -> dict[str, str]:
     return counted.collection.parent_key(ids)
 
 
+def _counted_in(model: Model, counted: Counted, entity: Entity, ids: Ids) -> bool:
+    """Whether the item these ids name is a member of the counted collection: it has the collection's shape in its
+    index, not another variant there (an original is no member of a count of forks)."""
+    collection = counted.collection
+    return model.shape_in(entity, collection.index, ids) == collection.member_shape
+
+
 def counter_ops(
     writes: WriteModel, members: Iterable[tuple[Entity, Ids]], sign: int, skip: Container[tuple[str, str]] = ()
 ) -> list[WriteOp]:
@@ -401,6 +408,8 @@ def counter_ops(
     deltas: dict[tuple[str, str], tuple[Entity, dict[str, str], dict[str, int]]] = {}
     for entity, ids in members:
         for counted in writes.parents_of(entity):
+            if not _counted_in(writes.model, counted, entity, ids):
+                continue
             parent = counted.collection.parent
             pids = parent_ids(counted, ids)
             key = model_key(writes.model, parent, pids)
@@ -421,6 +430,8 @@ def member_counts(declaration: WriteModel, items: Iterable[Item]) -> Counter[tup
             continue
         entity, ids = found
         for counted in declaration.parents_of(entity):
+            if not _counted_in(model, counted, entity, ids):
+                continue
             parent = model_key(model, counted.collection.parent, parent_ids(counted, ids))
             counts[parent, counted.attribute] += 1
     return counts

@@ -573,10 +573,22 @@ def test_a_partition_by_role_that_cannot_be_resolved_is_refused() -> None:
     by_name = Collection("Account.documents", ACCOUNT, DOCUMENT, "GSI1")
     with pytest.raises(ValueError, match=re.escape("Account has no owner=owner: name the id of Account that holds")):
         Model("t", (TABLE, GSI1), (ACCOUNT, DOCUMENT), (by_name,))
+    # An id of the partition named alike on both sides, while another is mapped by role: said explicitly or refused.
+    pair = Entity("Pair", {None: KeyShape.of("P#{name}#{owner}", "P"), "GSI1": KeyShape.of("A#{owner}#{name}", "P")})
+    unsaid = Collection("Account.pairs", ACCOUNT, pair, "GSI1", partition={"owner": "name"})
+    with pytest.raises(ValueError, match=re.escape("['name'] name ids of both Account and Pair")):
+        Model("t", (TABLE, GSI1), (ACCOUNT, pair), (unsaid,))
+
+
+def test_a_members_own_id_named_like_the_parents_is_not_taken_from_the_parent() -> None:
+    # A member's own ``name`` (in its sort key) is not its account's ``name``: the Query lists every member under the
+    # account (begins_with N#), never those whose own name happens to be the account's.
     named = Entity("Named", {None: KeyShape.of("N#{name}", "N"), "GSI1": KeyShape.of("ACCOUNT#{owner}", "N#{name}")})
-    clash = Collection("Account.named", ACCOUNT, named, "GSI1", partition={"owner": "name"})
-    with pytest.raises(ValueError, match=re.escape("['name'] name ids of both Account and Named")):
-        Model("t", (TABLE, GSI1), (ACCOUNT, named), (clash,))
+    collection = Collection("Account.named", ACCOUNT, named, "GSI1", partition={"owner": "name"})
+    Model("t", (TABLE, GSI1), (ACCOUNT, named), (collection,))
+    ids = collection.member_ids({"name": "ann"})
+    assert ids == {"owner": "ann"}
+    assert collection.member_shape.sk.prefix(ids) == "N#"
 
 
 # --- attribute types: sets, free-form JSON, numbers kept as text --------------------------------------------------

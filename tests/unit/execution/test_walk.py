@@ -65,6 +65,9 @@ class Table:
     def visible(self, entity: Entity, item: Item) -> bool:
         return True
 
+    def ids_of(self, entity: Entity, item: Item) -> Ids | None:
+        return self.model.ids_of(entity, item)
+
     async def read(self, keys: list[tuple[Entity, Ids]]) -> None:
         self.rounds[-1].append(("BatchGetItem", *sorted(entity.name for entity, _ in keys)))
         for entity, ids in keys:
