@@ -669,6 +669,34 @@ def test_05_each_detail_is_a_node_of_its_own_kind(online_shop: Gateway) -> None:
     assert again["nodes"] == direct["order"]["details"]["nodes"] and cost == (1, 1)
 
 
+def test_05_what_each_kinds_fragment_reads_follows_in_one_batch_estimated_as_sent(
+    online_shop: Gateway, reference: Shop
+) -> None:
+    query = (
+        '{ order(orderId: "40002") { details { nodes { __typename ... on Shipment { shipmentId warehouse'
+        " { warehouseId address { city } } } ... on OrderItem { productId product { price } } } } } }"
+    )
+    data, cost, sent = _run(online_shop, query)
+    shipments = [facts(item) for item in reference.order("40002").answer if item["EntityType"] == "shipment"]
+    lines = [facts(item) for item in reference.order("40002").answer if item["EntityType"] == "orderItem"]
+    nodes = data["order"]["details"]["nodes"]
+    assert [node["shipmentId"] for node in nodes if node["__typename"] == "Shipment"] == [
+        one["shipmentId"] for one in shipments
+    ]
+    assert [node["warehouse"]["warehouseId"] for node in nodes if node["__typename"] == "Shipment"] == [
+        one["warehouseId"] for one in shipments
+    ]
+    assert [node["productId"] for node in nodes if node["__typename"] == "OrderItem"] == [
+        one["productId"] for one in lines
+    ]
+    assert all(node["product"]["price"] is not None for node in nodes if node["__typename"] == "OrderItem")
+    assert {node["__typename"] for node in nodes if len(node) == 1} == {"Invoice", "Payment", "ShipmentItem"}
+    # The partition's Query, then one BatchGetItem for the warehouses and products of every kind together.
+    assert (cost, sent) == ((2, 2), {"Query": 1, "BatchGetItem": 1})
+    explain = online_shop.query(query, **{"X-Tablegraph-Explain": "1"})["extensions"]["explain"]
+    assert (explain["calls"], explain["rounds"]) == cost
+
+
 def test_05_the_five_connections_of_one_kind_each_still_answer_the_same_in_one_round(
     online_shop: Gateway, reference: Shop
 ) -> None:

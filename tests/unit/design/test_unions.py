@@ -44,6 +44,28 @@ def test_the_query_keeps_to_the_prefix_the_kinds_share() -> None:
     assert queries.binding(pinned, {"boardId": "1"}) == "Board.pinned\x00B#1\x00ITEM#"
 
 
+def test_a_union_in_an_index_reads_the_index_and_resumes_by_both_keys() -> None:
+    group = Entity("Group", {None: KeyShape.of("G#{groupId}", "G#{groupId}")})
+    post = Entity(
+        "Post",
+        {None: KeyShape.of("P#{postId}", "P#{postId}"), "GSI1": KeyShape.of("G#{groupId}", "F#P#{postId}")},
+    )
+    poll = Entity(
+        "Poll",
+        {None: KeyShape.of("Q#{pollId}", "Q#{pollId}"), "GSI1": KeyShape.of("G#{groupId}", "F#Q#{pollId}")},
+    )
+    feed = Collection("Group.feed", group, (post, poll), "GSI1", ascending=False)
+    model = _model(feed, entities=(group, post, poll))
+    request = queries.members_query(model, feed, {"groupId": "g"}, 20)
+    assert (request.index, request.partition, request.sort) == (
+        "GSI1",
+        ("GSI1PK", "G#g"),
+        ("GSI1SK", "begins_with", "F#"),
+    )
+    assert not request.ascending
+    assert model.position_fields(feed) == ["PK", "SK", "GSI1PK", "GSI1SK"]
+
+
 def test_a_kind_left_out_whose_items_sort_among_the_others_is_refused() -> None:
     with pytest.raises(ValueError, match=r"Order\.details: Payment's items .* add Payment to the union's members"):
         _model(Collection("Order.details", ORDER, (LINE, INVOICE)))
