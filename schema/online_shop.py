@@ -6,7 +6,8 @@ Its ids are numbers written as strings (``12345``) and its stamps ``YYYY-MM-DDTH
 ``orderedAt`` and an invoice's ``invoicedAt`` are kept only in index sort keys (``GSI1-SK`` is the bare stamp), so
 they are read from the keys: ids of the item, not attributes. An order has no item of its own: its partition
 ``o#<orderId>`` holds its lines, shipments, shipment items, invoice and payments, and ``Order`` is declared as that
-partition. Invoices and shipments are also found by their own ids alone, through ``GSI1`` (the lookups).
+partition; ``details`` lists all of them from one Query of it, as a union. Invoices and shipments are also found
+by their own ids alone, through ``GSI1`` (the lookups).
 """
 
 from __future__ import annotations
@@ -150,6 +151,13 @@ ORDER_SHIPMENT_ITEMS = Collection(
     "Order.shipmentItems", ORDER, SHIPMENT_ITEM, description="What its shipments hold, by shipment item id."
 )
 ORDER_PAYMENTS = Collection("Order.payments", ORDER, PAYMENT, description="How its invoice was paid, by payment id.")
+ORDER_DETAILS = Collection(
+    "Order.details",
+    ORDER,
+    (ORDER_ITEM, INVOICE, PAYMENT, SHIPMENT, SHIPMENT_ITEM),
+    description="All of it (pattern 5): its lines, invoice, payments, shipments and shipment items, in sort-key"
+    " order, from one Query of its partition.",
+)
 PRODUCT_INVENTORY = Collection(
     "Product.inventory", PRODUCT, WAREHOUSE_ITEM, description="Its stock in each warehouse, by warehouse id."
 )
@@ -213,6 +221,7 @@ MODEL = Model(
         ORDER_INVOICES,
         ORDER_SHIPMENT_ITEMS,
         ORDER_PAYMENTS,
+        ORDER_DETAILS,
         PRODUCT_INVENTORY,
         PRODUCT_ORDERS,
         WAREHOUSE_INVENTORY,

@@ -354,11 +354,16 @@ class Collection:
 
     With a ``target``, members are edge items of a many-to-many relation and each edge points at a target item
     that is read with BatchGetItem.
+
+    With a tuple of entities as ``member``, a union connection: the items of all of them in the parent's partition,
+    in one Query, in sort-key order, each served as the entity its keys (and discriminator) say it is. Every entity
+    whose items can sort in that range must be one of them, and the model refuses filters, levels, a range, a
+    counter, a target, a shape and copies on it (see docs/own-table.md).
     """
 
     name: str
     parent: Entity
-    member: Entity
+    member: Entity | tuple[Entity, ...]
     index: str | None = None
     ascending: bool = True
     target: Entity | None = None
@@ -388,17 +393,64 @@ class Collection:
     """A root query field that lists the members from the parent's ids alone (``warehouseShipments(warehouseId)``):
     one Query, with no read of the parent, for a client that wants the list and not the parent; the connection is
     the nested field's. A parent that does not exist gives an empty connection."""
+    union: str | None = None
+    """A union connection's node type in GraphQL (``OrderDetail``): by default the parent's name and the field's
+    without a final ``s`` (``Order.details``: ``OrderDetail``)."""
 
     def __post_init__(self) -> None:
+        if self.is_union:
+            _validate_union_declaration(self)
+            return
+        if self.union is not None:
+            raise ValueError(f"{self.name}: union= names the node type of a union connection; drop it")
         for name in self.filters:
-            if name not in self.member.attributes:
-                raise ValueError(f"{self.name}: {name} is not an attribute of {self.member.name}")
-            kind = self.member.declared[name].type
+            if name not in self.entity.attributes:
+                raise ValueError(f"{self.name}: {name} is not an attribute of {self.entity.name}")
+            kind = self.entity.declared[name].type
             if kind not in SCALAR_TYPES:
                 raise ValueError(
-                    f"{self.name}: {self.member.name}.{name} is {kind}, which a filter cannot compare: filters take"
+                    f"{self.name}: {self.entity.name}.{name} is {kind}, which a filter cannot compare: filters take"
                     f" attributes of types {', '.join(SCALAR_TYPES)}; drop {name!r} from filters="
                 )
+
+    @property
+    def is_union(self) -> bool:
+        """Whether the connection lists several entities (``member`` is a tuple of them)."""
+        return isinstance(self.member, tuple)
+
+    @property
+    def members(self) -> tuple[Entity, ...]:
+        """Every entity the connection lists: ``member`` alone, or a union's."""
+        return self.member if isinstance(self.member, tuple) else (self.member,)
+
+    @property
+    def entity(self) -> Entity:
+        """The one entity a plain collection lists. A union has several (``members``); what asks for one alone
+        (counters, copies, filters, edges) is refused on a union when the model is built."""
+        if isinstance(self.member, tuple):
+            raise TypeError(f"{self.name} is a union connection of {len(self.member)} entities")
+        return self.member
+
+    @property
+    def union_name(self) -> str:
+        """The GraphQL name of a union connection's node type."""
+        if self.union is not None:
+            return self.union
+        field = self.field[:1].upper() + self.field[1:]
+        return self.parent.name + (field[:-1] if field.endswith("s") else field)
+
+    def sort_prefix(self, ids: Ids) -> str:
+        """The text every member's sort key starts with under the parent's ``ids`` (members' ids): the Query's
+        ``begins_with``, empty for none. A union's is what all its members' prefixes share."""
+        prefixes = [shape.sk.prefix(ids) for shape in self.shapes]
+        return _shared_prefix(prefixes)
+
+    @property
+    def shapes(self) -> tuple[KeyShape, ...]:
+        """Each member's key shape in ``index``: one for a plain collection."""
+        if not self.is_union:
+            return (self.member_shape,)
+        return tuple(entity.keys[self.index] for entity in self.members)
 
     @property
     def field(self) -> str:
@@ -412,7 +464,8 @@ class Collection:
             return parent_ids
         # With roles named, a parent's id that a member holds under the same name for itself (a fork's own ``owner``
         # under its original's) is not the member's: only the partition's ids and the levels come from the parent.
-        own = self.member.all_id_fields - set(self.member_shape.pk.fields) - set(self.levels)
+        own = frozenset().union(*(one.all_id_fields for one in self.members))
+        own -= {*self.member_shape.pk.fields, *self.levels}
         return {
             **{name: value for name, value in parent_ids.items() if name not in own},
             **{mine: parent_ids[theirs] for mine, theirs in self.partition.items() if theirs in parent_ids},
@@ -434,8 +487,11 @@ class Collection:
 
     @property
     def member_shape(self) -> KeyShape:
-        """The members' key shape in ``index``: what the Query's partition and sort-key prefix are made from."""
-        return self.shape if self.shape is not None else self.member.keys[self.index]
+        """The members' key shape in ``index``: what the Query's partition and sort-key prefix are made from. A
+        union's first member's, whose partition key every member shares (its sort-key prefix is ``sort_prefix``)."""
+        if self.shape is not None:
+            return self.shape
+        return self.members[0].keys[self.index]
 
     def target_ids(self, ids: Ids) -> dict[str, str]:
         """The target's table key from an edge item's ids."""
@@ -661,9 +717,9 @@ class Model:
         numbers = {entity.name: set(entity.padded_ids) for entity in self.entities}
         pairs: list[tuple[Entity, Entity, Mapping[str, str]]] = []  # (one, other, {id of one: id of other})
         for collection in self.collections:
-            pairs.append((collection.member, collection.parent, collection.partition))
+            pairs += [(member, collection.parent, collection.partition) for member in collection.members]
             if collection.target is not None:
-                pairs.append((collection.member, collection.target, {v: k for k, v in collection.ids.items()}))
+                pairs.append((collection.entity, collection.target, {v: k for k, v in collection.ids.items()}))
         for link in self.links:
             pairs.append((link.source, link.target, {v: k for k, v in link.ids.items()}))
         changed = True
@@ -788,7 +844,7 @@ class Model:
         """Whether one Query, read ``ascending`` (the collection's declared order when None), returns the parent and
         then its members: the parent sorts next to them, on the side the read starts from."""
         parent_shape = collection.parent.keys.get(collection.index)
-        if collection.parent.partition:  # no item to read at the head
+        if collection.parent.partition or collection.is_union:  # no item to read at the head, or no one prefix
             return False
         if parent_shape is None or parent_shape.pk != _partition_as_parent(collection):
             return False
@@ -947,16 +1003,19 @@ def _validate(model: Model) -> frozenset[Entity]:
     for collection in model.collections:
         if collection.counter is not None and collection.counter not in collection.parent.attributes:
             raise ValueError(f"{collection.name}: the counter {collection.counter!r} is not an attribute of the parent")
-        if collection.member.partition or (collection.target is not None and collection.target.partition):
-            raise ValueError(f"{collection.name}: {collection.member.name} has no items to list")
-        if collection.index not in collection.member.keys:
+        if collection.is_union:
+            _validate_union(model, collection)
+            continue
+        if collection.entity.partition or (collection.target is not None and collection.target.partition):
+            raise ValueError(f"{collection.name}: {collection.entity.name} has no items to list")
+        if collection.index not in collection.entity.keys:
             raise ValueError(
-                f"{collection.name}: {collection.member.name} has no keys in index {collection.index!r};"
+                f"{collection.name}: {collection.entity.name} has no keys in index {collection.index!r};"
                 " reading it would need a Scan"
             )
         member_shape = collection.member_shape
-        if member_shape not in collection.member.shapes(collection.index):
-            raise ValueError(f"{collection.name}: its shape is none of {collection.member.name}'s in that index")
+        if member_shape not in collection.entity.shapes(collection.index):
+            raise ValueError(f"{collection.name}: its shape is none of {collection.entity.name}'s in that index")
         _validate_partition(collection, member_shape)
         sparse = {collection.partition.get(name, name) for name in member_shape.pk.fields}
         sparse &= collection.parent.optional_id_fields
@@ -967,7 +1026,7 @@ def _validate(model: Model) -> frozenset[Entity]:
             )
         if collection.counter is not None and member_shape.sparse:
             raise ValueError(
-                f"{collection.name}: {collection.member.name} is sparse in {collection.index!r}, so no counter can"
+                f"{collection.name}: {collection.entity.name} is sparse in {collection.index!r}, so no counter can"
                 " follow its members: drop counter= or declare the member's keys there not sparse"
             )
         if collection.target is not None:
@@ -1022,7 +1081,8 @@ def _validate_root(collection: Collection, name: str, taken: set[str]) -> None:
             f"{collection.name}: the root field {name!r} would take {clashes} twice, as the {collection.parent.name}'s"
             " ids and as connection arguments: list it under its parent only (drop root=)"
         )
-    internal = [one.name for one in (collection.parent, collection.member, collection.target) if one and one.internal]
+    ends = (collection.parent, *collection.members, collection.target)
+    internal = [one.name for one in ends if one and one.internal]
     if internal:
         raise ValueError(
             f"{collection.name}: {', '.join(internal)} is internal, so the connection is not served: drop root="
@@ -1180,7 +1240,7 @@ def _validate_roles(
 def _validate_partition(collection: Collection, shape: KeyShape) -> None:
     """The members' partition is known from the parent's ids, by role where ``partition`` says, by name elsewhere;
     with roles named, a parent's id that only shares its name with a member's is refused, not matched."""
-    parent, member = collection.parent, collection.member
+    parent = collection.parent
     unknown = set(collection.partition) - set(shape.pk.fields)
     if unknown:
         raise ValueError(f"{collection.name}: partition maps {sorted(unknown)}, not ids of {shape.pk.pattern!r}")
@@ -1195,7 +1255,7 @@ def _validate_partition(collection: Collection, shape: KeyShape) -> None:
             f" {', '.join(missing)}: name the id of {parent.name} that holds each with"
             " partition={'<member id>': '<parent id>'}"
         )
-    if collection.partition:
+    for member in collection.members if collection.partition else ():
         clash = parent.all_id_fields & set(shape.pk.fields) - set(collection.partition)
         if clash:
             raise ValueError(
@@ -1207,7 +1267,7 @@ def _validate_partition(collection: Collection, shape: KeyShape) -> None:
 def _validate_edges(collection: Collection, target: Entity, shape: KeyShape) -> None:
     """Edge items carry the target's ids, and not the ones their partition fixes: every edge would be the same."""
     try:
-        roles = _validate_roles(collection.name, collection.ids, collection.member, target)
+        roles = _validate_roles(collection.name, collection.ids, collection.entity, target)
     except ValueError as error:
         raise ValueError(f"{error} (edge items must carry the target's ids)") from None
     if all(role in shape.pk.fields for _, role in roles):
@@ -1216,6 +1276,104 @@ def _validate_edges(collection: Collection, target: Entity, shape: KeyShape) -> 
             f" {shape.pk.pattern!r} fixes, so every edge would be the same {target.name}: name the edge's id that"
             " holds the target's with ids={'<target id>': '<edge id>'}"
         )
+
+
+def _shared_prefix(texts: Sequence[str]) -> str:
+    """The longest text every one of ``texts`` starts with."""
+    first, last = min(texts), max(texts)
+    size = next((i for i, (a, b) in enumerate(zip(first, last, strict=False)) if a != b), min(len(first), len(last)))
+    return first[:size]
+
+
+_NOT_ON_UNIONS = (
+    ("target", "edges to a target"),
+    ("counter", "a counter (its members are counted by kind)"),
+    ("levels", "levels"),
+    ("filters", "filters (each kind has its own attributes)"),
+    ("shape", "a shape"),
+    ("range", "a range"),
+)
+
+
+def _validate_union_declaration(collection: Collection) -> None:
+    """What a union connection is declared with: two entities or more, once each, and none of the options that
+    read or count one entity's members (each is refused here, naming the option to drop)."""
+    members = collection.members
+    if len(members) < 2 or len(set(members)) != len(members):
+        raise ValueError(
+            f"{collection.name}: a union connection lists two entities or more, each once; for one entity, give it"
+            " as member= alone"
+        )
+    for option, what in _NOT_ON_UNIONS:
+        if getattr(collection, option):
+            raise ValueError(
+                f"{collection.name}: a union connection of {', '.join(one.name for one in members)} has no {what}:"
+                f" drop {option}=, or declare a collection of one entity for it"
+            )
+    name = collection.union_name
+    if not name.isidentifier() or name[:1].islower():
+        raise ValueError(f"{collection.name}: the union's type name {name!r} is no GraphQL type name: give union=")
+
+
+def _validate_union(model: Model, collection: Collection) -> None:
+    """A union is one Query of the parent's partition: its members share that partition key, have their items in
+    the index, and every entity whose items can sort in the range read is one of them. Otherwise the Query would
+    read items it cannot serve, and a page's Limit would count them."""
+    where, index = collection.name, collection.index
+    if collection.union_name in {entity.name for entity in model.entities}:
+        raise ValueError(f"{where}: its union's type name {collection.union_name!r} is an entity's: give union=")
+    for member in collection.members:
+        if member.partition:
+            raise ValueError(f"{where}: {member.name} has no items to list: drop it from the union")
+        if index not in member.keys:
+            raise ValueError(
+                f"{where}: {member.name} has no keys in index {index!r}: a union reads one partition of one index;"
+                " drop it from the union"
+            )
+        if index is not None and member.variants.get(index):
+            raise ValueError(
+                f"{where}: {member.name} has variant shapes in {index!r}: list it in a collection of its own"
+            )
+    first = collection.member_shape
+    for member, shape in zip(collection.members, collection.shapes, strict=True):
+        if shape.pk.pattern != first.pk.pattern or shape.pk.separator != first.pk.separator:
+            raise ValueError(
+                f"{where}: {member.name}'s partition key {shape.pk.pattern!r} is not"
+                f" {collection.members[0].name}'s {first.pk.pattern!r}: a union lists members of one partition"
+            )
+    if first.pk.shards > 1:
+        raise ValueError(f"{where}: {first.pk.pattern!r} is sharded; a union reads one partition")
+    _validate_partition(collection, first)
+    sparse = {collection.partition.get(name, name) for name in first.pk.fields} & collection.parent.optional_id_fields
+    if sparse:
+        raise ValueError(
+            f"{where}: the partition key {first.pk.pattern!r} needs {sorted(sparse)}, which"
+            f" {collection.parent.name} holds only in a sparse index: declare that index's keys not sparse"
+        )
+    _validate_union_complete(model, collection)
+
+
+def _validate_union_complete(model: Model, collection: Collection) -> None:
+    """Every entity whose items can be in the partition and sort after the members' shared prefix is a member,
+    the parent's own item too: judged on the templates' literal text, so a key the ids may make differ is counted
+    as possible."""
+    partition = collection.member_shape.pk
+    shared = _shared_prefix([shape.sk.literal_prefix for shape in collection.shapes])
+    for entity in model.entities:
+        if entity in collection.members or entity.partition or collection.index not in entity.keys:
+            continue
+        for shape in entity.shapes(collection.index):
+            if not _overlaps(shape.pk, partition):
+                continue
+            head = shape.sk.pattern if shape.sk.is_constant else shape.sk.literal_prefix
+            if head.startswith(shared) or shared.startswith(head):
+                sk = f"{shape.pk.pattern!r}/{shape.sk.pattern!r}"
+                raise ValueError(
+                    f"{collection.name}: {entity.name}'s items ({sk}) can sort among the union's members in"
+                    f" {partition.pattern!r}, so its Query would read them and a page would count them: add"
+                    f" {entity.name} to the union's members, or give the members' sort keys a shared prefix it"
+                    " does not have"
+                )
 
 
 def _validate_shards(entity: Entity, shape: KeyShape) -> None:
@@ -1280,10 +1438,15 @@ def _validate_range(collection: Collection, shape: KeyShape) -> None:
 
 def _validate_copy(model: Model, copy: Copy) -> None:
     collection = copy.collection
-    where = f"{collection.member.name}.{copy.attribute}"
+    if collection.is_union:
+        raise ValueError(
+            f"{copy.collection.name}: a union connection keeps no copies; copy {copy.source!r} through a collection"
+            " of one entity"
+        )
+    where = f"{collection.entity.name}.{copy.attribute}"
     if collection not in model.collections:
         raise ValueError(f"{where}: copies through {collection.name}, which is not a collection of the model")
-    target = collection.member.declared.get(copy.attribute)
+    target = collection.entity.declared.get(copy.attribute)
     source = collection.parent.declared.get(copy.source)
     if target is None or source is None:
         raise ValueError(f"{where}: both the copy and {collection.parent.name}.{copy.source} must be declared")

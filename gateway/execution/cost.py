@@ -496,15 +496,17 @@ class _WorstCase:
             self._item(entity, ids)
 
     async def page(self, collection: Collection, parent_ids: Ids, window: queries.Window) -> _Page:
-        shape = collection.member_shape.fields
+        """A full page. Of a union, a full page of each kind: which kinds a page holds is the data's, and what
+        each kind's nodes select may start reads of their own, so the worst case is every kind filling it."""
         parent_ids = collection.member_ids(parent_ids)
         members = []
-        for _ in range(window.size):
-            ids = {
-                name: parent_ids[name] if name in shape and name in parent_ids else self._new()
-                for name in collection.member.all_id_fields
-            }
-            members.append(_Member(ids, self._item(collection.member, ids)))
+        for entity, shape in zip(collection.members, collection.shapes, strict=True):
+            for _ in range(window.size):
+                ids = {
+                    name: parent_ids[name] if name in shape.fields and name in parent_ids else self._new()
+                    for name in entity.all_id_fields
+                }
+                members.append(_Member(ids, self._item(entity, ids), entity))
         return _Page(members)
 
     async def parent_and_page(self, entity: Entity, ids: Ids, collection: Collection, window: queries.Window) -> _Page:
@@ -545,6 +547,7 @@ class _WorstCase:
 class _Member:
     ids: dict[str, str]
     item: Item
+    entity: Entity
 
 
 @dataclass(frozen=True)

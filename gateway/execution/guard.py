@@ -83,7 +83,7 @@ class Guard:
         """Before a Query on ``collection``'s partition; raises Forbidden."""
         fixed = set(collection.member_shape.pk.fields)
         ids = collection.member_ids(parent_ids)
-        for name in self._tenant_fields(collection.member.all_id_fields):
+        for name in self._tenant_fields(frozenset().union(*(one.all_id_fields for one in collection.members))):
             if name in fixed:
                 self._require(name, ids[name])
             elif not self.principal.admin:

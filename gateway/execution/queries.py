@@ -172,7 +172,7 @@ def binding(collection: Collection, parent_ids: Ids) -> str:
     """
     shape = collection.member_shape
     ids = collection.member_ids(parent_ids)
-    return f"{collection.name}\x00{shape.pk.partition(ids, 0)}\x00{shape.sk.prefix(ids)}"
+    return f"{collection.name}\x00{shape.pk.partition(ids, 0)}\x00{collection.sort_prefix(ids)}"
 
 
 def narrowed(collection: Collection, parent_ids: Ids, arguments: Mapping[str, object]) -> dict[str, str]:
@@ -207,7 +207,8 @@ def members_query(
     window: Window | None = None,
     shard: int | str = 0,
 ) -> QueryRequest:
-    """The members only: ``begins_with`` on their sort-key prefix, one extra item to know if more follow. The
+    """The members only: ``begins_with`` on their sort-key prefix (a union's: the one its kinds share, or the whole
+    partition), one extra item to know if more follow. The
     window may read from the end or against the declared order (the same index, ``ScanIndexForward`` turned, at
     the same cost), and filter.
 
@@ -220,7 +221,8 @@ def members_query(
     partition = shape.pk.partition(parent_ids, shard)
     if start_key is not None and collection.shards > 1:
         start_key = {**start_key, index.pk: partition}
-    prefix = shape.sk.prefix(parent_ids)  # empty for a sort key that starts with a member's own field
+    # Empty for a sort key that starts with a member's own field, and for a union whose kinds share no prefix.
+    prefix = collection.sort_prefix(parent_ids)
     sort = (index.sk, "begins_with", prefix) if prefix else None
     sort_end = None
     if window is not None and window.range is not None:

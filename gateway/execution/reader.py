@@ -45,6 +45,8 @@ class Member:
     _codec: CursorCodec
     _binding: str
     _position: dict[str, str]
+    entity: Entity | None = None
+    """The entity the item was recognised as: one of a union's kinds (None where reading stopped)."""
 
     @cached_property
     def cursor(self) -> str:
@@ -285,7 +287,7 @@ class Reader:
             stopped_at = (max if descending else min)(stops, key=lambda key: key[sort_key])
             limit = stopped_at[sort_key]
             merged = [one for one in merged if (one[0][sort_key] >= limit if descending else one[0][sort_key] <= limit)]
-            if _count(collection.member, merged) > window.size:
+            if _count(collection.members, merged) > window.size:
                 stopped_at = None
         return self._make_page(collection, parent_ids, merged, window, current_round(), stopped_at)
 
@@ -300,7 +302,7 @@ class Reader:
             result = await self.store.query_once(replace(request, limit=limit, start_key=start_key), self.ledger)
             read += self._recognise(self._screened(result.items))
             start_key = result.last_key
-            if start_key is None or _count(collection.member, read) > size:
+            if start_key is None or _count(collection.members, read) > size:
                 return read, None
         return read, start_key
 
@@ -311,9 +313,9 @@ class Reader:
         and more are read."""
         result = await self.store.query(request, self.ledger)
         read = self._recognise(self._screened(result.items))
-        while result.last_key is not None and _count(collection.member, read) <= size:
+        while result.last_key is not None and _count(collection.members, read) <= size:
             # Items of other shapes sat among the members: read on in large steps, not one item at a time.
-            missing = size + 1 - _count(collection.member, read)
+            missing = size + 1 - _count(collection.members, read)
             more = replace(request, limit=max(missing, _FOLLOW_UP), start_key=result.last_key)
             result = await self.store.query(more, self.ledger)
             read = read + self._recognise(self._screened(result.items))
@@ -345,11 +347,11 @@ class Reader:
         table = self.model.index(None)
         members: list[Member] = []
         for item, found in read:
-            ids = self.model.expected_ids(collection.member, item, found)
+            entity, ids = _member_of(self.model, collection, item, found)
             if ids is None:
                 continue
             position = {name: item[name] for name in fields}
-            members.append(Member(ids, item, self._codec, binding, position))
+            members.append(Member(ids, item, self._codec, binding, position, entity))
             # A member read here is served again from the cache if a link points back at it. Its key is the
             # one it was recognised by, so it is taken from the item rather than formatted again.
             self._prime((item[table.pk], item[table.sk]), item, round_)
@@ -533,8 +535,30 @@ def _is(entity: Entity, read: _Read) -> bool:
     return found is not None and found[0] is entity
 
 
-def _count(entity: Entity, read: list[_Read]) -> int:
-    return sum(1 for one in read if _is(entity, one))
+def _count(entities: tuple[Entity, ...], read: list[_Read]) -> int:
+    """How many of the items read are members: what fills a page (an item of another shape does not)."""
+    return sum(1 for _, found in read if found is not None and found[0] in entities)
+
+
+def _member_of(
+    model: Model, collection: Collection, item: Item, found: tuple[Entity, dict[str, str]] | None
+) -> tuple[Entity, dict[str, str] | None]:
+    """The entity and ids of an item of a page; None ids (logged) for an item that is no member, which is skipped:
+    a union's item is served as the kind it was recognised as, never as another."""
+    if not collection.is_union:
+        return collection.entity, model.expected_ids(collection.entity, item, found)
+    if found is not None and found[0] in collection.members:
+        return found[0], found[1]
+    table = model.index(None)
+    log.warning(
+        "skipping an item of none of %s's kinds: %s=%r %s=%r",
+        collection.name,
+        table.pk,
+        item.get(table.pk),
+        table.sk,
+        item.get(table.sk),
+    )
+    return collection.members[0], None
 
 
 def _detach(future: asyncio.Future[Any]) -> Any:

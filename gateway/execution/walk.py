@@ -58,7 +58,7 @@ class TooLarge(Exception):
 class PageRead(Protocol):
     @property
     def members(self) -> Sequence[Any]:
-        """Each with ``ids`` (dict) and ``item``."""
+        """Each with ``ids`` (dict), ``item`` and ``entity`` (the kind a union's member was recognised as)."""
         ...
 
 
@@ -401,16 +401,22 @@ class Walk:
         """What a page's answer starts: its members' relations, or the targets of its edges; nothing when the
         page's parent was found missing."""
         nodes = self._node_fields(selected)
+        kinds = self._kind_fields(selected, collection) if collection.is_union else {}
 
         def then(page: PageRead, round_: _Round) -> None:
             if nodes is None or not alive():
                 return
             node_fields, node_path = nodes
             where = _join(path, node_path)
+            if collection.is_union:
+                self._count(len(page.members))
+                for member in page.members:
+                    self.expand(member.entity, member.ids, kinds[member.entity.name], where, round_, set(), alive)
+                return
             if collection.target is None:
                 self._count(len(page.members))
                 for member in page.members:
-                    self.expand(collection.member, member.ids, node_fields, where, round_, set(), alive)
+                    self.expand(collection.entity, member.ids, node_fields, where, round_, set(), alive)
                 return
             target = collection.target
             for member in page.members:
@@ -435,6 +441,19 @@ class Walk:
         if path is None:
             return None
         return merged, path
+
+    def _kind_fields(self, connection: Field, collection: Collection) -> dict[str, list[Field]]:
+        """What a union connection selects on the nodes of each of its kinds (its inline fragments and fragment
+        spreads on that type), by the kind's name."""
+        out: dict[str, list[Field]] = {entity.name: [] for entity in collection.members}
+        for one in children(self._scope, connection):
+            holders = [one] if one.name == "nodes" else []
+            if one.name == "edges":
+                holders = [edge for edge in children(self._scope, one) if edge.name == "node"]
+            for holder in holders:
+                for entity in collection.members:
+                    out[entity.name] += self._fields_of(holder, entity)
+        return out
 
     def _refuse(self, path: str) -> None:
         if self._refused is not None:

@@ -96,6 +96,7 @@ _COLLECTION = {
     "ids",
     "range",
     "root",
+    "union",
 }
 _LINK = {"source", "target", "description", "ids"}
 _LOOKUP = {"entity", "index", "description"}
@@ -375,7 +376,7 @@ class _Builder:
         for required in ("parent", "member"):
             if required not in data:
                 raise self.fail(path, f"{required!r} is required")
-        member = self.find(self.entities, data["member"], (*path, "member"), "entity")
+        member = self.member(data["member"], (*path, "member"))
         target = self.find(self.entities, data["target"], (*path, "target"), "entity") if "target" in data else None
         shape = self.key_shape(data["shape"], (*path, "shape")) if "shape" in data else None
         return self.built(  # type: ignore[no-any-return]
@@ -396,8 +397,15 @@ class _Builder:
                 ids=self.names(data.get("ids", {}), (*path, "ids")),
                 range=self.text(data["range"], (*path, "range")) if "range" in data else None,
                 root=self.text(data["root"], (*path, "root")) if "root" in data else None,
+                union=self.text(data["union"], (*path, "union")) if "union" in data else None,
             ),
         )
+
+    def member(self, value: Any, path: KeyPath) -> Entity | tuple[Entity, ...]:
+        """A collection's member: an entity's name, or a list of them for a union connection."""
+        if not isinstance(value, list):
+            return self.find(self.entities, value, path, "entity")  # type: ignore[no-any-return]
+        return tuple(self.find(self.entities, one, (*path, i), "entity") for i, one in enumerate(value))
 
     def link(self, name: str, spec: Any, path: KeyPath) -> Link:
         data = self.mapping(spec, path, _LINK)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import logging
+import operator
 from collections.abc import Awaitable, Callable, Sequence
 from decimal import Decimal
 from enum import Enum
@@ -192,7 +194,7 @@ class Builder:
                 self.complex_fields.setdefault(entity.name, []).append((name, spec))
         fields.plain("version", int, VERSION_FIELD)
         for collection in self.model.collections:
-            ends = (collection.member, collection.target or collection.member)
+            ends = (*collection.members, *(() if collection.target is None else (collection.target,)))
             if collection.parent is entity and all(self.serves(one) for one in ends):
                 self._collection_field(fields, collection)
         for link in self.model.links:
@@ -258,7 +260,13 @@ class Builder:
         """The connection type of ``collection``, made once: the parent's field and the root field serve it alike."""
         prefix = collection.parent.name + upper_first(collection.field)
         target = collection.target
-        if target is None:
+        if collection.is_union:
+            connection, connect = self._union_connection(collection, prefix)
+
+            async def answer(page: Page, info: Info, parent_ids: dict[str, str] | None) -> Any:
+                return connect(page, parent_ids)
+
+        elif target is None:
             connection, connect = self._plain_connection(collection, prefix)
 
             async def answer(page: Page, info: Info, parent_ids: dict[str, str] | None) -> Any:
@@ -307,7 +315,7 @@ class Builder:
     def _plain_connection(
         self, collection: Collection, prefix: str
     ) -> tuple[Any, Callable[[Page, dict[str, str] | None], Any]]:
-        member = collection.member
+        member = collection.entity
         edge = new_class(prefix + "Edge")
         edge_fields = Fields(edge.__name__)
         edge_fields.resolved("cursor", str, edge_cursor, CURSOR)
@@ -328,10 +336,40 @@ class Builder:
 
         return connection, connect
 
+    def _union_connection(
+        self, collection: Collection, prefix: str
+    ) -> tuple[Any, Callable[[Page, dict[str, str] | None], Any]]:
+        """``<Parent><Field>Connection`` of a union's nodes: each node is the object of the kind its item was
+        recognised as, and a client tells them apart by ``__typename`` or inline fragments."""
+        kinds = [self.types[entity.name] for entity in collection.members]
+        names = ", ".join(entity.name for entity in collection.members)
+        node: Any = Annotated[
+            functools.reduce(operator.or_, kinds),
+            strawberry.union(collection.union_name, description=f"One of {collection.name}: {names}."),
+        ]
+        edge = new_class(prefix + "Edge")
+        edge_fields = Fields(edge.__name__)
+        edge_fields.resolved("cursor", str, edge_cursor, CURSOR)
+        edge_fields.plain("node", node, f"The {collection.union_name}: {names}.")
+        edge_fields.private("_member")
+        self.pending.append((edge_fields.apply(edge), f"One {collection.union_name} of {collection.name}."))
+        connection = self._connection_class(collection, prefix, edge, node, None)
+
+        def connect(page: Page, parent_ids: dict[str, str] | None) -> Any:
+            nodes = [self.makers[one.entity.name](one.ids, one.item) for one in page.members if one.entity]
+            return connection(
+                edges=[edge(_member=one, node=node) for one, node in zip(page.members, nodes, strict=True)],
+                nodes=nodes,
+                pageInfo=page_info(page),
+                _parent_ids=parent_ids,
+            )
+
+        return connection, connect
+
     def _edge_connection(
         self, collection: Collection, target: Entity, prefix: str
     ) -> tuple[Any, Callable[[Page, dict[str, str] | None, list[Any] | None], Any]]:
-        member = collection.member
+        member = collection.entity
         plain = [name for name, _ in plain_attributes(member)]
 
         def read_node(root: Any, info: Info) -> Any:
@@ -390,7 +428,7 @@ class Builder:
 
     def _filter_input(self, collection: Collection, prefix: str) -> Any:
         """``<Parent><Field>Filter``: a condition per filterable attribute, all of which hold, and and/or lists."""
-        member = collection.member
+        member = collection.entity
         cls = new_class(prefix + "Filter")
         fields = Fields(cls.__name__)
         for name in collection.filters:

@@ -65,17 +65,19 @@ class _Subscriptions:
     def root(self) -> Any:
         fields = Fields("Subscription")
         for collection in self.model.collections:
-            ends = (collection.parent, collection.member)
+            if collection.is_union:
+                continue  # each kind changes through its own collection's subscription, or nodeChanged
+            ends = (collection.parent, collection.entity)
             if all(self.builder.serves(one) for one in ends):
                 name = lower_camel(collection.parent.name) + collection.field[:1].upper() + collection.field[1:]
                 description = (
-                    f"Each {collection.member.name} created, changed or deleted among {collection.name}, "
+                    f"Each {collection.entity.name} created, changed or deleted among {collection.name}, "
                     "whoever wrote it."
                 )
                 _subscription(
                     fields,
                     f"{name}Changed",
-                    self._change_type(collection.member),
+                    self._change_type(collection.entity),
                     self._collection(collection),
                     description,
                 )
@@ -96,7 +98,7 @@ class _Subscriptions:
 
     def _collection(self, collection: Collection) -> Callable[..., Any]:
         parent = collection.parent
-        change_type = self._change_type(collection.member)
+        change_type = self._change_type(collection.entity)
 
         async def resolve(root: Any, info: Info, **arguments: Any) -> AsyncGenerator[Any, None]:
             ids = self.model.canonical(

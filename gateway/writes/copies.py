@@ -75,7 +75,7 @@ def stale(op: WriteOp, item: Item | None) -> bool:
 def rewrites(model: Model, copy: Copy, ids: Ids, value: Any, members: Sequence[tuple[Item, Ids]]) -> list[WriteOp]:
     """One transaction: set the copy on each member, if the parent still holds ``value`` (a later change of it
     makes this rewrite moot: the change that superseded it rewrites them all)."""
-    member = copy.collection.member
+    member = copy.collection.entity
     table = model.index(None)
     ops = []
     for _, member_ids in members:

@@ -402,7 +402,7 @@ class Writer:
                 return _not_counted(op, counted.attribute)
             if count != 0:
                 return Conflict(
-                    f"{_describe(entity, ids)} has {count} {counted.collection.member.name} item(s); "
+                    f"{_describe(entity, ids)} has {count} {counted.collection.entity.name} item(s); "
                     "pass cascade: true to delete them as well",
                     reason="HAS_CHILDREN",
                     currentVersion=version,
@@ -488,7 +488,7 @@ class Writer:
         """Set every member's copy to ``value``, a page and a transaction at a time; members that hold it already
         are left as they are, so a rewrite run again writes only what an interrupted one did not. False when the
         parent changed again meanwhile, which leaves the rewrite to that change."""
-        collection, member = copy.collection, copy.collection.member
+        collection, member = copy.collection, copy.collection.entity
         progress = self.ledger.progress(f"{member.name}.{copy.attribute} of {_describe(collection.parent, ids)}")
         self.guard.check_query(collection, ids)
         stale: list[tuple[Item, Ids]] = []
@@ -539,7 +539,7 @@ class Writer:
                 }
                 if not gone:
                     raise
-                member = copy.collection.member
+                member = copy.collection.entity
                 batch = [one for one in batch if building.model_key(self.model, member, one[1]) not in gone]
                 continue
             return len(batch)
@@ -551,7 +551,7 @@ class Writer:
         """Delete every member of the item's counted collections, members of members first."""
         for counted in self.declaration.children_of(entity):
             collection = counted.collection
-            member = collection.member
+            member = collection.entity
             self.guard.check_query(collection, ids)
             async for page in self._member_pages(collection, ids):
                 members: list[Member] = []

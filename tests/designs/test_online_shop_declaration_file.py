@@ -34,9 +34,9 @@ PATTERNS = {
     " detail { name description } } }",
     "04 a product's inventory": '{ product(productId: "20001") { inventory(first: 50, order: DESCENDING)'
     " { nodes { warehouseId quantity } } } }",
-    "05 all of an order's details": '{ order(orderId: "40002") { items { nodes { productId } } invoices { nodes'
-    " { invoiceId } } payments { nodes { paymentId } } shipments { nodes { shipmentId } }"
-    " shipmentItems { nodes { shipmentItemId } } } }",
+    "05 all of an order's details": '{ order(orderId: "40002") { details { nodes { __typename ... on OrderItem'
+    " { productId } ... on Invoice { invoiceId } ... on Payment { paymentId } ... on Shipment { shipmentId }"
+    " ... on ShipmentItem { shipmentItemId } } } } }",
     "07 an order's invoice and back": '{ order(orderId: "40003") { invoices { nodes { invoiceId order { orderId'
     " items(first: 1) { nodes { productId } } } } } } }",
     "09 a range of a product's orders": '{ product(productId: "20001") { orders(first: 50, orderedAt:'
@@ -76,7 +76,14 @@ def _attributes(declared: Mapping[str, Attribute]) -> dict[str, object]:
 def _fields(relation: Collection | Link) -> dict[str, object]:
     """A relation's declared fields, with each entity by its name."""
     values = {one.name: getattr(relation, one.name) for one in dataclasses.fields(relation) if one.init}
-    return {name: value.name if isinstance(value, Entity) else value for name, value in values.items()}
+    return {name: _named(value) for name, value in values.items()}
+
+
+def _named(value: object) -> object:
+    """An entity by its name, and a union's members by theirs."""
+    if isinstance(value, tuple) and value and all(isinstance(one, Entity) for one in value):
+        return tuple(one.name for one in value)
+    return value.name if isinstance(value, Entity) else value
 
 
 def _plan(declaration: Declaration, query: str) -> dict[str, object]:

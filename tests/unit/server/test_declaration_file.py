@@ -233,6 +233,35 @@ def test_a_collection_declares_its_root_field_and_a_taken_name_is_refused_at_the
     )
 
 
+def test_a_collection_of_several_members_is_a_union_and_what_it_misses_is_refused_at_the_collection() -> None:
+    union = PARTS.replace(
+        "  Order.items: {parent: Order, member: OrderItem}\n",
+        "  Order.items: {parent: Order, member: OrderItem}\n"
+        "  Order.details: {parent: Order, member: [OrderItem, Invoice], union: Detail}\n",
+    )
+    details = parse(union, "parts.yaml").model.relations["Order.details"]
+    assert isinstance(details, Collection)
+    assert ([one.name for one in details.members], details.union_name) == (["OrderItem", "Invoice"], "Detail")
+    schema = json.loads(SCHEMA_PATH.read_text())
+    jsonschema.validate(yaml.safe_load(union), schema)
+    for broken in (union.replace("[OrderItem, Invoice]", "[OrderItem]"), union.replace("union: Detail", "union: 3")):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(yaml.safe_load(broken), schema)
+    assert _parts_error(union.replace("[OrderItem, Invoice]", "[OrderItem, Bill]")) == (
+        "parts.yaml:25: collections.Order.details.member.1: no entity named 'Bill' is declared"
+    )
+    assert _parts_error(union.replace("[OrderItem, Invoice]", "[OrderItem]")).startswith(
+        "parts.yaml:25: collections.Order.details: Order.details: a union connection lists two entities or more"
+    )
+    refused = union.replace(
+        "      quantity: INT\n",
+        '      quantity: INT\n  Note:\n    keys:\n      table: {pk: "o#{orderId}", sk: "n#{noteId}"}\n',
+    )
+    assert "Order.details: Note's items ('o#{orderId}'/'n#{noteId}') can sort among the union's members" in (
+        _parts_error(refused)
+    )
+
+
 def test_a_lookup_is_checked_with_its_line_and_key() -> None:
     assert _parts_error(PARTS.replace("{entity: Invoice,", "{entity: Bill,")) == (
         "parts.yaml:27: lookups.invoiceById.entity: no entity named 'Bill' is declared"
