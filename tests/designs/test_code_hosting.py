@@ -13,12 +13,11 @@ import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import boto3
 import pytest
 
 from tests.support import code_hosting
 from tests.support.code_hosting import HOSTING
-from tests.support.gateway import Gateway
+from tests.support.gateway import Gateway, answered, explained, fill
 from tests.support.mutations import mutate
 
 ITEMS = code_hosting.items()
@@ -61,28 +60,10 @@ def _create(dynamodb: Any, name: str) -> None:
 def hosting(dynamodb: Any, endpoint: str, gateway_factory: Callable[..., Gateway]) -> Iterator[tuple[Gateway, str]]:
     name = f"hosting-{uuid.uuid4().hex[:8]}"
     _create(dynamodb, name)
-    resource: Any = boto3.resource(
-        "dynamodb", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="l", aws_secret_access_key="l"
-    )
-    with resource.Table(name).batch_writer() as batch:
-        for item in ITEMS:
-            batch.put_item(Item=item)
+    fill(endpoint, name, ITEMS)
     with gateway_factory(name, declaration=HOSTING) as running:
         yield running, name
     dynamodb.delete_table(TableName=name)
-
-
-def _ask(gateway: Gateway, query: str) -> tuple[Any, tuple[int, int]]:
-    body = gateway.query(query)
-    assert "errors" not in body, body["errors"]
-    accounted = body["extensions"]["dynamodb"]
-    return body["data"], (accounted["calls"], accounted["rounds"])
-
-
-def _explained(gateway: Gateway, query: str) -> tuple[int, int]:
-    explain = gateway.http.post("/graphql", json={"query": query}, headers={"X-Tablegraph-Explain": "1"})
-    planned = explain.json()["extensions"]["explain"]
-    return planned["calls"], planned["rounds"]
 
 
 # Each read pattern: the query, the answer worked out from the fixture, and (calls, rounds) on the wire.
@@ -304,10 +285,10 @@ def test_each_read_pattern_answers_as_the_fixture_says_in_the_fewest_requests(
     hosting: tuple[Gateway, str], query: str, expected: Any, cost: tuple[int, int]
 ) -> None:
     gateway, _ = hosting
-    data, spent = _ask(gateway, query)
+    data, spent = answered(gateway, query)
     assert data == expected
     assert spent == cost
-    assert _explained(gateway, query) == cost
+    assert explained(gateway, query) == cost
 
 
 def test_the_estimate_of_a_link_through_a_variant_id_bounds_what_the_data_reads(hosting: tuple[Gateway, str]) -> None:
@@ -315,15 +296,15 @@ def test_the_estimate_of_a_link_through_a_variant_id_bounds_what_the_data_reads(
     # estimate plans for it (it planned 1 call once, and a fork read 2 in 2 rounds, past any budget it checked).
     gateway, _ = hosting
     query = '{ repo(owner: "acme", repoName: "anvil") { original { owner } } }'
-    data, spent = _ask(gateway, query)
+    data, spent = answered(gateway, query)
     assert data == {"repo": {"original": None}}
     assert spent == (1, 1)
-    assert _explained(gateway, query) == (2, 2)
+    assert explained(gateway, query) == (2, 2)
 
 
 def test_every_object_is_found_again_by_its_global_id(hosting: tuple[Gateway, str]) -> None:
     gateway, _ = hosting
-    data, _ = _ask(
+    data, _ = answered(
         gateway,
         '{ user(username: "ann") { id } organization(orgName: "acme") { id }'
         ' repo(owner: "bob", repoName: "rocket") { id }'
@@ -332,7 +313,7 @@ def test_every_object_is_found_again_by_its_global_id(hosting: tuple[Gateway, st
         ' reaction(kind: "PR", owner: "acme", repoName: "rocket", number: "4", username: "cy") { id } }',
     )
     ids = [one["id"] for one in data.values()]
-    found, cost = _ask(gateway, "{ nodes(ids: " + json.dumps(ids) + ") { __typename id } }")
+    found, cost = answered(gateway, "{ nodes(ids: " + json.dumps(ids) + ") { __typename id } }")
     assert [one["__typename"] for one in found["nodes"]] == [
         "User",
         "Organization",
@@ -422,7 +403,7 @@ def test_writes_keep_the_designs_own_rules(served: Callable[..., Gateway], dynam
     assert _stored(dynamodb, table, "PRREACTION#acme#rocket#2#ann", "PRREACTION#acme#rocket#2#ann")["Emoji"] == "rocket"
     _write(gateway, "createStar", {"owner": "acme", "repoName": "rocket", "username": "ann"})
 
-    data, _ = _ask(
+    data, _ = answered(
         gateway,
         '{ repo(owner: "acme", repoName: "rocket") { starCount forkCount issueCount issuePrNumber'
         " forks { totalCount nodes { owner } } stargazers { totalCount nodes { username } }"
@@ -448,15 +429,15 @@ def test_writes_keep_the_designs_own_rules(served: Callable[..., Gateway], dynam
     assert data["organization"]["repos"]["nodes"] == [{"repoName": "rocket"}, {"repoName": "anvil"}]
 
     # Changing a repo's update time re-keys its GSI3 item: it moves to the head of its owner's list.
-    data, _ = _ask(gateway, '{ repo(owner: "acme", repoName: "anvil") { version } }')
+    data, _ = answered(gateway, '{ repo(owner: "acme", repoName: "anvil") { version } }')
     changed = {"owner": "acme", "repoName": "anvil", "updatedAt": "2026-03-01T00:00:00Z"}
     _write(gateway, "updateRepo", changed | {"expectedVersion": data["repo"]["version"]})
-    data, _ = _ask(gateway, '{ organization(orgName: "acme") { repos { nodes { repoName } } } }')
+    data, _ = answered(gateway, '{ organization(orgName: "acme") { repos { nodes { repoName } } } }')
     assert data["organization"]["repos"]["nodes"] == [{"repoName": "anvil"}, {"repoName": "rocket"}]
 
     # Deleting the fork takes it out of its original's count.
     _write(gateway, "deleteRepo", {"owner": "ann", "repoName": "rocket"})
-    data, _ = _ask(
+    data, _ = answered(
         gateway, '{ repo(owner: "acme", repoName: "rocket") { forkCount forks { totalCount nodes { owner } } } }'
     )
     assert data["repo"] == {"forkCount": 0, "forks": {"totalCount": 0, "nodes": []}}

@@ -13,13 +13,12 @@ from collections.abc import Callable, Iterator
 from decimal import Decimal
 from typing import Any
 
-import boto3
 import pytest
 
 from gateway import Attribute, Collection, Declaration, Entity, Index, KeyShape, Link, Model
 from gateway.dynamo.store import table_definition
 from gateway.surface.graph import build
-from tests.support.gateway import Gateway
+from tests.support.gateway import Gateway, answered, fill
 from tests.support.mutations import mutate
 
 TABLE = Index(None, "PK", "SK")
@@ -31,22 +30,10 @@ def _serve(
 ) -> Iterator[tuple[Gateway, str]]:
     name = f"real-{uuid.uuid4().hex[:8]}"
     dynamodb.create_table(TableName=name, **table_definition(declaration.model))
-    resource: Any = boto3.resource(
-        "dynamodb", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="l", aws_secret_access_key="l"
-    )
-    with resource.Table(name).batch_writer() as batch:
-        for item in items:
-            batch.put_item(Item=item)
+    fill(endpoint, name, items)
     with gateway_factory(name, declaration=declaration) as running:
         yield running, name
     dynamodb.delete_table(TableName=name)
-
-
-def _data(gateway: Gateway, query: str) -> tuple[Any, tuple[int, int]]:
-    body = gateway.query(query)
-    assert "errors" not in body, body["errors"]
-    accounted = body["extensions"]["dynamodb"]
-    return body["data"], (accounted["calls"], accounted["rounds"])
 
 
 # --- entities told apart by a discriminator ---------------------------------------------------------------------
@@ -81,7 +68,7 @@ def test_entities_that_share_a_key_shape_are_told_apart_by_their_discriminator(
     accounts: tuple[Gateway, str], caplog: pytest.LogCaptureFixture
 ) -> None:
     gateway, _ = accounts
-    data, cost = _data(
+    data, cost = answered(
         gateway,
         '{ user(name: "ann") { name email } organization(name: "acme") { name plan }'
         ' asOrganization: organization(name: "ann") { name } asUser: user(name: "acme") { name } }',
@@ -94,7 +81,7 @@ def test_entities_that_share_a_key_shape_are_told_apart_by_their_discriminator(
     }
     assert cost == (1, 1)
     caplog.set_level(logging.WARNING)
-    data, _ = _data(gateway, '{ users(names: ["bot", "old", "ann"]) { name } node(id: "VXNlciNib3Q") { id } }')
+    data, _ = answered(gateway, '{ users(names: ["bot", "old", "ann"]) { name } node(id: "VXNlciNib3Q") { id } }')
     assert data == {"users": [None, None, {"name": "ann"}], "node": None}
     assert "ACCOUNT#bot" in caplog.text and "ACCOUNT#old" in caplog.text
 
@@ -179,7 +166,7 @@ def helpdesk(dynamodb: Any, endpoint: str, gateway_factory: Callable[..., Gatewa
 
 def test_an_item_without_a_sparse_index_keys_is_still_its_entity(helpdesk: tuple[Gateway, str]) -> None:
     gateway, _ = helpdesk
-    data, cost = _data(
+    data, cost = answered(
         gateway,
         '{ tickets(ticketIds: ["t1", "t2", "t3"]) { ticketId agentId title agent { name } }'
         ' agent(agentId: "a1") { tickets(first: 5) { nodes { ticketId } pageInfo { hasNextPage } } } }',
@@ -201,7 +188,7 @@ def test_a_create_writes_a_sparse_index_keys_only_when_given(helpdesk: tuple[Gat
     assert "GSI1PK" not in item and "GSI1SK" not in item
     created, _ = mutate(gateway, "createTicket", {"ticketId": "t9", "agentId": "a1"}, "... on Ticket { agentId }")
     assert created["agentId"] == "a1"
-    data, _ = _data(gateway, '{ agent(agentId: "a1") { tickets { nodes { ticketId } } } }')
+    data, _ = answered(gateway, '{ agent(agentId: "a1") { tickets { nodes { ticketId } } } }')
     assert [n["ticketId"] for n in data["agent"]["tickets"]["nodes"]] == ["t1", "t9"]
 
 
@@ -283,7 +270,7 @@ def shop(dynamodb: Any, endpoint: str, gateway_factory: Callable[..., Gateway]) 
 
 def test_a_padded_number_is_found_by_its_plain_value_and_read_both_ways(shop: tuple[Gateway, str]) -> None:
     gateway, _ = shop
-    data, cost = _data(
+    data, cost = answered(
         gateway,
         '{ plain: ticket(ticketId: "7") { id ticketId title } padded: ticket(ticketId: "0000007") { ticketId }'
         ' customer(customerId: "ann") { tickets { nodes { ticketId customerId title } } } }',
@@ -296,7 +283,7 @@ def test_a_padded_number_is_found_by_its_plain_value_and_read_both_ways(shop: tu
         {"ticketId": "7", "customerId": "ann", "title": "seven"},
     ]
     assert cost == (2, 1)
-    again, _ = _data(gateway, f'{{ node(id: "{data["plain"]["id"]}") {{ ... on Ticket {{ title }} }} }}')
+    again, _ = answered(gateway, f'{{ node(id: "{data["plain"]["id"]}") {{ ... on Ticket {{ title }} }} }}')
     assert again == {"node": {"title": "seven"}}
     refused = gateway.query('{ ticket(ticketId: "seven") { title } }')
     assert refused["errors"][0]["extensions"]["code"] == "BAD_USER_INPUT"
@@ -305,7 +292,7 @@ def test_a_padded_number_is_found_by_its_plain_value_and_read_both_ways(shop: tu
 
 def test_a_prefix_glued_to_a_field_and_another_separator_are_read_as_declared(shop: tuple[Gateway, str]) -> None:
     gateway, _ = shop
-    data, cost = _data(
+    data, cost = answered(
         gateway,
         '{ post(postId: "p1") { text all: likes { nodes { kind user } } posts: likes(kind: "POST") { nodes { user } } }'
         ' invoice(invoiceId: "i1") { total lines { nodes { lineNo amount } } } }',
@@ -330,7 +317,7 @@ def test_a_value_in_an_index_sort_key_is_an_attribute_that_an_update_moves(
 ) -> None:
     gateway, table = shop
     newest = '{ customer(customerId: "ann") { orders(first: 2) { nodes { orderId placedAt } } } }'
-    data, cost = _data(gateway, newest)
+    data, cost = answered(gateway, newest)
     assert [n["orderId"] for n in data["customer"]["orders"]["nodes"]] == ["o2", "o3"]
     assert cost == (2, 1)
     created, sent = mutate(
@@ -351,7 +338,7 @@ def test_a_value_in_an_index_sort_key_is_an_attribute_that_an_update_moves(
     assert moved["placedAt"] == "2022-02-02T00:00:00"
     item = dynamodb.get_item(TableName=table, Key={"PK": {"S": "o#o4"}, "SK": {"S": "o#o4"}})["Item"]
     assert (item["GSI1PK"], item["GSI1SK"]) == ({"S": "c#ann"}, {"S": "o#2022-02-02T00:00:00"})
-    data, _ = _data(gateway, newest)
+    data, _ = answered(gateway, newest)
     assert [n["orderId"] for n in data["customer"]["orders"]["nodes"]] == ["o4", "o2"]
     refused, sent = mutate(gateway, "updateOrder", {"orderId": "o4", "expectedVersion": 2, "placedAt": "a#b"})
     assert (refused["__typename"], sent) == ("ValidationFailedError", {"GetItem": 1})  # nothing written
@@ -453,7 +440,7 @@ def social(dynamodb: Any, endpoint: str, gateway_factory: Callable[..., Gateway]
 
 def test_relations_read_the_target_by_the_id_that_plays_its_role(social: tuple[Gateway, str]) -> None:
     gateway, _ = social
-    data, cost = _data(
+    data, cost = answered(
         gateway,
         '{ account(name: "ann") { bio followers { edges { node { name bio } } } } }',
     )
@@ -462,7 +449,7 @@ def test_relations_read_the_target_by_the_id_that_plays_its_role(social: tuple[G
         {"node": {"name": "cy", "bio": "I am cy"}},
     ]
     assert cost == (2, 2)
-    data, cost = _data(
+    data, cost = answered(
         gateway,
         '{ follow(name: "ann", follower: "bob") { followed { name } followerAccount { name } }'
         ' document(docId: "d1") { owner ownerAccount { name bio } } }',
@@ -524,7 +511,7 @@ def docs(dynamodb: Any, endpoint: str, gateway_factory: Callable[..., Gateway]) 
 
 def test_an_entity_with_two_shapes_in_one_index_is_recognised_in_either(docs: tuple[Gateway, str]) -> None:
     gateway, _ = docs
-    data, cost = _data(
+    data, cost = answered(
         gateway,
         '{ docs(docIds: ["d1", "d2", "d3"]) { docId owner title }'
         ' owner(owner: "ann") { documents { nodes { docId } } copies { nodes { docId title } } } }',
@@ -554,7 +541,7 @@ def test_a_collection_finds_its_partition_from_the_parent_id_that_plays_the_role
 ) -> None:
     gateway, table = social
     listed = '{ account(name: "cy") { documents { totalCount nodes { docId owner ownerAccount { name } } } } }'
-    data, cost = _data(gateway, listed)
+    data, cost = answered(gateway, listed)
     assert data["account"]["documents"] == {
         "totalCount": 1,
         "nodes": [{"docId": "d1", "owner": "cy", "ownerAccount": {"name": "cy"}}],
@@ -564,7 +551,7 @@ def test_a_collection_finds_its_partition_from_the_parent_id_that_plays_the_role
     assert (created["__typename"], sent) == ("Document", {"TransactWriteItems": 1})
     counted = dynamodb.get_item(TableName=table, Key={"PK": {"S": "ACCOUNT#cy"}, "SK": {"S": "ACCOUNT#cy"}})["Item"]
     assert counted["document_count"] == {"N": "2"}
-    data, _ = _data(gateway, listed)
+    data, _ = answered(gateway, listed)
     assert data["account"]["documents"]["totalCount"] == 2
     assert [n["docId"] for n in data["account"]["documents"]["nodes"]] == ["d1", "d2"]
 
@@ -636,7 +623,7 @@ def catalog(dynamodb: Any, endpoint: str, gateway_factory: Callable[..., Gateway
 
 def test_sets_json_and_numbers_kept_as_text_are_served_as_declared(catalog: tuple[Gateway, str]) -> None:
     gateway, _ = catalog
-    data, cost = _data(gateway, '{ products(productIds: ["1", "2"]) { tags sizes hashes details price stock } }')
+    data, cost = answered(gateway, '{ products(productIds: ["1", "2"]) { tags sizes hashes details price stock } }')
     assert data["products"] == [
         {
             "tags": ["cotton", "red"],
@@ -721,18 +708,18 @@ def test_a_date_in_a_sparse_index_moves_the_item_and_its_removal_takes_it_out(
     for task, due in [("t1", "2026-03-01"), ("t2", "2026-01-15")]:
         mutate(gateway, "createTask", {"taskId": task, "boardId": "b1", "dueOn": due})
     agenda = '{ board(boardId: "b1") { agenda { nodes { taskId dueOn } } } }'
-    assert _data(gateway, agenda)[0]["board"]["agenda"]["nodes"] == [
+    assert answered(gateway, agenda)[0]["board"]["agenda"]["nodes"] == [
         {"taskId": "t2", "dueOn": "2026-01-15"},
         {"taskId": "t1", "dueOn": "2026-03-01"},
     ]
     moved, sent = mutate(gateway, "updateTask", {"taskId": "t1", "expectedVersion": 1, "dueOn": "2026-01-01"})
     assert (moved["__typename"], sent) == ("Task", {"GetItem": 1, "UpdateItem": 1})
-    assert [n["taskId"] for n in _data(gateway, agenda)[0]["board"]["agenda"]["nodes"]] == ["t1", "t2"]
+    assert [n["taskId"] for n in answered(gateway, agenda)[0]["board"]["agenda"]["nodes"]] == ["t1", "t2"]
     dropped, _ = mutate(gateway, "updateTask", {"taskId": "t2", "expectedVersion": 1, "dueOn": None})
     assert dropped["__typename"] == "Task"
     item = dynamodb.get_item(TableName=table, Key={"PK": {"S": "TASK#t2"}, "SK": {"S": "TASK"}})["Item"]
     assert "GSI1PK" not in item and "GSI1SK" not in item and "dueOn" not in item
-    data, _ = _data(
+    data, _ = answered(
         gateway, '{ task(taskId: "t2") { taskId boardId dueOn } board(boardId: "b1") { agenda { nodes { taskId } } } }'
     )
     assert data == {
@@ -778,7 +765,7 @@ def test_a_parent_is_read_beside_its_members_when_other_items_sort_between_them(
     with it in one Query."""
     gateway, _ = shelves
     query = '{ shelf(shelfId: "s1") { label books(first: 2) { nodes { bookId title } pageInfo { hasNextPage } } } }'
-    data, cost = _data(gateway, query)
+    data, cost = answered(gateway, query)
     assert data["shelf"] == {
         "label": "fiction",
         "books": {
@@ -788,5 +775,5 @@ def test_a_parent_is_read_beside_its_members_when_other_items_sort_between_them(
     }
     explained = gateway.query(query, **{"X-Tablegraph-Explain": "1"})["extensions"]["explain"]
     assert cost == (explained["calls"], explained["rounds"]) == (2, 1)
-    _, cost = _data(gateway, '{ shelf(shelfId: "s1") { label notes(first: 2) { nodes { noteId } } } }')
+    _, cost = answered(gateway, '{ shelf(shelfId: "s1") { label notes(first: 2) { nodes { noteId } } } }')
     assert cost == (1, 1)

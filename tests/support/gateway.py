@@ -5,9 +5,10 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
+import boto3
 import httpx
 import uvicorn
 
@@ -80,3 +81,28 @@ def accounted(body: dict[str, Any]) -> tuple[int, int, dict[str, int]]:
     """The DynamoDB calls, rounds and operations a response's accounting reports."""
     dynamodb = body["extensions"]["dynamodb"]
     return dynamodb["calls"], dynamodb["rounds"], dynamodb["operations"]
+
+
+def answered(gateway: Gateway, query: str) -> tuple[Any, tuple[int, int]]:
+    """The data of a query that must not fail, and its (calls, rounds) on the wire."""
+    body = gateway.query(query)
+    assert "errors" not in body, body["errors"]
+    calls, rounds, _ = accounted(body)
+    return body["data"], (calls, rounds)
+
+
+def explained(gateway: Gateway, query: str) -> tuple[int, int]:
+    """The (calls, rounds) the gateway plans for ``query``, asked without executing it."""
+    response = gateway.http.post("/graphql", json={"query": query}, headers={"X-Tablegraph-Explain": "1"})
+    planned = response.json()["extensions"]["explain"]
+    return planned["calls"], planned["rounds"]
+
+
+def fill(endpoint: str, table: str, items: Iterable[Mapping[str, Any]]) -> None:
+    """Write ``items`` into ``table`` with plain boto3, as another tool keeps the table (never the gateway's code)."""
+    resource: Any = boto3.resource(
+        "dynamodb", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="l", aws_secret_access_key="l"
+    )
+    with resource.Table(table).batch_writer() as batch:
+        for item in items:
+            batch.put_item(Item=dict(item))
