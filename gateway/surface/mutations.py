@@ -98,8 +98,10 @@ def _create(builder: Builder, entity: Entity, verb: str) -> Callable[..., Any]:
     for name, spec in input_attributes(entity):
         python = builder.type_of(entity, name, spec, input_=True)
         default = spec.default if spec.enum is None or spec.default is None else python(spec.default)
-        if spec.required:
+        if spec.required and default is None:
             fields.plain(name, python, describe(entity, name, spec))
+        elif spec.required:  # never null, and left out it takes its default
+            fields.plain(name, python, describe(entity, name, spec), default=default)
         else:
             fields.plain(name, python | None, describe(entity, name, spec), default=default)
     minted = f"; its {entity.mint} is minted" if entity.mint is not None else ""

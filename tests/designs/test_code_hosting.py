@@ -44,9 +44,9 @@ def _create(dynamodb: Any, name: str) -> None:
             ],
             "Projection": {"ProjectionType": "ALL"},
         }
-        for index in ("GSI1", "GSI2", "GSI3")
+        for index in ("GSI1", "GSI2", "GSI3", "GSI4")
     ]
-    keys = ["PK", "SK", *(f"{index}{part}" for index in ("GSI1", "GSI2", "GSI3") for part in ("PK", "SK"))]
+    keys = ["PK", "SK", *(f"{index}{part}" for index in ("GSI1", "GSI2", "GSI3", "GSI4") for part in ("PK", "SK"))]
     dynamodb.create_table(
         TableName=name,
         KeySchema=[{"AttributeName": "PK", "KeyType": "HASH"}, {"AttributeName": "SK", "KeyType": "RANGE"}],
@@ -185,6 +185,28 @@ READS: list[Any] = [
         },
         (1, 1),  # one Query descending: the repo, then its newest issues
         id="repo-issues-newest-first",
+    ),
+    pytest.param(
+        # Open and closed issues, newest first: GSI4's sort key holds the status, so each is begins_with on it.
+        '{ repo(owner: "acme", repoName: "rocket") { open: issuesByStatus(status: "open", first: 3)'
+        ' { nodes { number status } } closed: issuesByStatus(status: "closed") { nodes { number } } } }',
+        {
+            "repo": {
+                "open": {
+                    "nodes": [
+                        {"number": str(int(i["SK"][6:])), "status": "open"}
+                        for i in list(reversed(_index("GSI4", ROCKET, "ISSUE#open#")))[:3]
+                    ]
+                },
+                "closed": {
+                    "nodes": [
+                        {"number": str(int(i["SK"][6:]))} for i in reversed(_index("GSI4", ROCKET, "ISSUE#closed#"))
+                    ]
+                },
+            }
+        },
+        (3, 1),  # the repo beside two GSI4 Queries, begins_with(GSI4SK, "ISSUE#open#") and "ISSUE#closed#"
+        id="open-and-closed-issues",
     ),
     pytest.param(
         '{ repo(owner: "acme", repoName: "rocket") { pullRequests { nodes { number title } } } }',
@@ -383,7 +405,8 @@ def test_writes_keep_the_designs_own_rules(served: Callable[..., Gateway], dynam
         )
     ]
     assert [one["number"] for one in numbers] == ["1", "2", "3"]
-    assert _stored(dynamodb, table, "REPO#acme#rocket", "ISSUE#0000003")["Title"] == "Docs"
+    docs = _stored(dynamodb, table, "REPO#acme#rocket", "ISSUE#0000003")
+    assert (docs["Title"], docs["Status"], docs["GSI4SK"]) == ("Docs", "open", "ISSUE#open#0000003")
     assert _stored(dynamodb, table, "PR#acme#rocket#0000002", "PR#acme#rocket#0000002")["GSI1SK"] == "PR#0000002"
 
     # A comment's id is a ULID; the issue number is plain in its key, whichever way the input wrote it.
@@ -434,6 +457,17 @@ def test_writes_keep_the_designs_own_rules(served: Callable[..., Gateway], dynam
     _write(gateway, "updateRepo", changed | {"expectedVersion": data["repo"]["version"]})
     data, _ = answered(gateway, '{ organization(orgName: "acme") { repos { nodes { repoName } } } }')
     assert data["organization"]["repos"]["nodes"] == [{"repoName": "anvil"}, {"repoName": "rocket"}]
+
+    # Closing an issue re-keys its GSI4 item: it leaves the open issues for the closed ones.
+    data, _ = answered(gateway, '{ issue(owner: "acme", repoName: "rocket", number: "1") { version } }')
+    closing = {"owner": "acme", "repoName": "rocket", "number": "1", "status": "closed"}
+    _write(gateway, "updateIssue", closing | {"expectedVersion": data["issue"]["version"]})
+    data, _ = answered(
+        gateway,
+        '{ repo(owner: "acme", repoName: "rocket") { open: issuesByStatus(status: "open") { nodes { number } }'
+        ' closed: issuesByStatus(status: "closed") { nodes { number } } } }',
+    )
+    assert data["repo"] == {"open": {"nodes": [{"number": "3"}]}, "closed": {"nodes": [{"number": "1"}]}}
 
     # Deleting the fork takes it out of its original's count.
     _write(gateway, "deleteRepo", {"owner": "ann", "repoName": "rocket"})

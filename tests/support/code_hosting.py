@@ -35,6 +35,7 @@ TABLE = Index(None, "PK", "SK")
 GSI1 = Index("GSI1", "GSI1PK", "GSI1SK")
 GSI2 = Index("GSI2", "GSI2PK", "GSI2SK")
 GSI3 = Index("GSI3", "GSI3PK", "GSI3SK")
+GSI4 = Index("GSI4", "GSI4PK", "GSI4SK")
 
 ACCOUNT_USER = KeyShape.of("ACCOUNT#{username}", "ACCOUNT#{username}")
 ACCOUNT_ORG = KeyShape.of("ACCOUNT#{orgName}", "ACCOUNT#{orgName}")
@@ -83,8 +84,14 @@ REPO = Entity(
 NUMBERS = Numbering("Repo", "issuePrNumber")
 ISSUE = Entity(
     "Issue",
-    {None: KeyShape.of("REPO#{owner}#{repoName}", "ISSUE#{number:07}")},
-    {"Title": Attribute("S", required=True), "Status": Attribute("S", enum={"open": "Open.", "closed": "Closed."})},
+    {
+        None: KeyShape.of("REPO#{owner}#{repoName}", "ISSUE#{number:07}"),
+        "GSI4": KeyShape.of("REPO#{owner}#{repoName}", "ISSUE#{Status}#{number:07}"),
+    },
+    {
+        "Title": Attribute("S", required=True),
+        "Status": Attribute("S", required=True, default="open", enum={"open": "Open.", "closed": "Closed."}),
+    },
     mint="number",
     minted=NUMBERS,
 )
@@ -113,7 +120,7 @@ REACTION = Entity("Reaction", {None: REACTION_KEY}, {"Emoji": "S"})
 
 MODEL = Model(
     table="hosting",
-    indexes=(TABLE, GSI1, GSI2, GSI3),
+    indexes=(TABLE, GSI1, GSI2, GSI3, GSI4),
     entities=(USER, ORGANIZATION, MEMBERSHIP, REPO, ISSUE, PULL_REQUEST, ISSUE_COMMENT, STAR, REACTION),
     collections=(
         Collection("Organization.members", ORGANIZATION, MEMBERSHIP, target=USER, counter="memberCount"),
@@ -124,6 +131,7 @@ MODEL = Model(
         Collection("Organization.repos", ORGANIZATION, REPO, "GSI3", ascending=False, partition={"owner": "orgName"}),
         Collection("Repo.issues", REPO, ISSUE, ascending=False, counter="IssueCount"),
         Collection("Repo.pullRequests", REPO, PULL_REQUEST, "GSI1", ascending=False),
+        Collection("Repo.issuesByStatus", REPO, ISSUE, "GSI4", ascending=False, levels=("Status",)),
         Collection(
             "Repo.forks",
             REPO,
@@ -215,6 +223,8 @@ def items() -> list[dict[str, Any]]:
                     "SK": f"ISSUE#{padded}",
                     "Title": f"Issue {number}",
                     "Status": "open" if number % 3 else "closed",
+                    "GSI4PK": "REPO#acme#rocket",
+                    "GSI4SK": f"ISSUE#{'open' if number % 3 else 'closed'}#{padded}",
                 }
             )
         else:
