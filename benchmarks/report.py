@@ -42,6 +42,11 @@ def _java() -> str:
     return f"Java {found.group(1)}" if found else "Java"
 
 
+def _times(top: float, bottom: float) -> str:
+    """``top`` ÷ ``bottom`` as a ratio; "n/a" when the sampler saw no CPU for ``bottom`` (a run too short)."""
+    return f"{top / bottom:.2f}x" if bottom > 0 else "n/a"
+
+
 def markdown(results: Results, machine_line: str | None = None) -> str:
     config = results.config
     operations = [op for op in OPERATIONS if op.number in config.operations]
@@ -144,7 +149,7 @@ def _twin_table(results: Results, operations: list[Operation]) -> str:
             variables, literal = (sent, other) if op.variables else (other, sent)
             row += [
                 f"{literal.cpu_ms:.2f}, {variables.cpu_ms:.2f}",
-                f"{variables.cpu_ms / literal.cpu_ms:.2f}x",
+                _times(variables.cpu_ms, literal.cpu_ms),
                 _ratio(variables, literal),
             ]
         rows.append(row)
