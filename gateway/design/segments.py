@@ -1,15 +1,17 @@
 """Key segments: how each field of a key template is written into a key string and read back out of one.
 
 A template is literal text and fields: ``{id}`` (text holding no separator), ``{id:07}`` (a whole number written
-zero-padded to 7 digits, read back without the padding, so ``7`` and ``0000007`` are one id), and ``{id%8}`` (a
-shard: 0 to 7, from the hash of ``id``). Fields may be glued to literal text (``c#{customerId}``,
-``{kind}LIKE#{user}``) as long as each key string has exactly one reading: the text between two fields must hold a
-separator, which field values never do.
+zero-padded to 7 digits, read back without the padding, so ``7`` and ``0000007`` are one id; ``{id:01}`` is a whole
+number written plain), and ``{id%8}`` (a shard: 0 to 7, from the hash of ``id``). Fields may be glued to literal text
+(``c#{customerId}``, ``{kind}LIKE#{user}``) as long as each key string has exactly one reading: the text between two
+fields must hold a separator, which field values never do. Whether two templates can be one key string is judged on
+what each field holds (:func:`meet`): a number holds digits alone, so ``A{n:01}`` and ``AB{id}`` never meet.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gateway.errors import BadUserInput
@@ -128,3 +130,69 @@ def layout(pattern: str, separator: str, stops: str) -> Layout:
         if (segment.width is not None or segment.shards > 1) and after[:1].isdigit():
             raise ValueError(f"{where}: the number {segment.spec} runs into the digit after it; put {separator!r}")
     return Layout(literals, tuple(segments))
+
+
+@dataclass(frozen=True)
+class _Chars:
+    """A set of characters: ``only`` these (None: any), but none of ``but``."""
+
+    only: frozenset[str] | None
+    but: frozenset[str] = frozenset()
+
+    def __and__(self, other: _Chars) -> _Chars:
+        if self.only is None and other.only is None:
+            return _Chars(None, self.but | other.but)
+        if self.only is None or other.only is None:
+            only = self.only or other.only or frozenset()
+        else:
+            only = self.only & other.only
+        return _Chars(only - self.but - other.but)
+
+    @property
+    def empty(self) -> bool:
+        return self.only is not None and not self.only
+
+
+_DIGIT_CHARS = _Chars(frozenset("0123456789"))
+
+_Step = tuple[_Chars, bool]
+"""One step of a key's language: a character of a set, and whether it repeats (a field's one or more)."""
+
+
+def _steps(layout: Layout, stops: str) -> list[_Step]:
+    """The language of a template's keys as steps: literal characters, and each field's characters (text holding no
+    stop, or digits for a number or a shard), read one or more times. A repeated field is read as any value of its
+    kind: the language only grows, so no meeting is missed."""
+    out: list[_Step] = []
+    for literal, segment in zip(layout.literals, [*layout.segments, None], strict=True):
+        out += [(_Chars(frozenset(char)), False) for char in literal]
+        if segment is not None:
+            numeric = segment.width is not None or segment.name == SHARD_NAME
+            out.append((_DIGIT_CHARS if numeric else _Chars(None, frozenset(stops)), True))
+    return out
+
+
+def meet(languages: Sequence[tuple[Layout, str]]) -> bool:
+    """Whether one key string has every one of these shapes (each a template's layout and stops): a walk of their
+    product, so ``A{n:05}`` and ``A/{id}`` never meet (a number holds no ``/``) and ``a{id}`` and ``az{id}`` do."""
+    automata = [_steps(layout, stops) for layout, stops in languages]
+    start = tuple(0 for _ in automata)
+    final = tuple(len(steps) for steps in automata)
+    seen, todo = {start}, [start]
+    while todo:
+        state = todo.pop()
+        if state == final:
+            return True
+        moves: list[tuple[_Chars, tuple[int, ...]]] = [(_Chars(None), ())]
+        for steps, at in zip(automata, state, strict=True):
+            options = [] if at == len(steps) else [(steps[at][0], at + 1)]
+            if at > 0 and steps[at - 1][1]:
+                options.append((steps[at - 1][0], at))
+            moves = [
+                (chars & one, (*to, nxt)) for chars, to in moves for one, nxt in options if not (chars & one).empty
+            ]
+        for _, nxt in moves:
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return False

@@ -122,6 +122,39 @@ def test_shapes_that_could_be_mistaken_for_each_other_are_refused() -> None:
         Model("t", (TABLE,), (a, b))
 
 
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        ("A{a}", "AB{b}"),  # an id may start with B
+        ("A#{a:03}", "A#{b:05}"),  # a number may be wider than its padding
+        ("c{a}|x", "c{b}"),  # a '#'-separated id may hold '|'
+    ],
+)
+def test_shapes_some_key_string_has_both_of_are_refused(one: str, other: str) -> None:
+    a = Entity("A", {None: KeyShape.of(one, "META")})
+    b = Entity("B", {None: KeyShape.of(other, "META")})
+    with pytest.raises(ValueError, match="A and B have key shapes that can be mistaken"):
+        Model("t", (TABLE,), (a, b))
+
+
+@pytest.mark.parametrize(
+    ("one", "other", "key"),
+    [
+        ("A/{a}", "A{b:05}", "A00042"),  # a number holds no '/'
+        ("sh#{a}", "shp#{b}", "shp#x"),
+        ("A{a:01}", "AB{b}", "ABx"),  # {a:01}: a whole number written plain, which never starts with B
+    ],
+)
+def test_shapes_no_key_string_has_both_of_are_served_each_item_as_its_own(one: str, other: str, key: str) -> None:
+    """Regression: shapes were judged by their literal text before the first field, so a glued number and an id
+    after another separator (``A{b:05}`` and ``A/{a}``) were refused as if one key could be both."""
+    a = Entity("A", {None: KeyShape.of(one, "META")})
+    b = Entity("B", {None: KeyShape.of(other, "META")})
+    model = Model("t", (TABLE,), (a, b))
+    found = model.recognise({"PK": key, "SK": "META"})
+    assert found is not None and found[0] is b
+
+
 def test_a_link_must_find_the_target_keys_on_the_source() -> None:
     a = Entity("A", {None: KeyShape.of("A#{a}", "META")})
     b = Entity("B", {None: KeyShape.of("B#{b}", "META")})
