@@ -390,6 +390,17 @@ def parent_ids(counted: Counted, ids: Ids) -> dict[str, str]:
     return counted.collection.parent_key(ids)
 
 
+def _listed(counted: Counted, entity: Entity, ids: Ids) -> bool:
+    """Whether the counted collection lists a member of these ids: in an index where the member has variants, its
+    item has the first of its shapes whose ids it holds (as writes choose it), and only that shape's collection
+    lists it (a draft is no copy, and names no original to be counted on)."""
+    index = counted.collection.index
+    if index is None or index not in entity.variants:
+        return True
+    held = [shape for shape in entity.shapes(index) if all(ids.get(name) is not None for name in shape.fields)]
+    return bool(held) and held[0] == counted.collection.member_shape
+
+
 def counter_ops(
     writes: WriteModel, members: Iterable[tuple[Entity, Ids]], sign: int, skip: Container[tuple[str, str]] = ()
 ) -> list[WriteOp]:
@@ -401,6 +412,8 @@ def counter_ops(
     deltas: dict[tuple[str, str], tuple[Entity, dict[str, str], dict[str, int]]] = {}
     for entity, ids in members:
         for counted in writes.parents_of(entity):
+            if not _listed(counted, entity, ids):
+                continue
             parent = counted.collection.parent
             pids = parent_ids(counted, ids)
             key = model_key(writes.model, parent, pids)
@@ -421,6 +434,8 @@ def member_counts(declaration: WriteModel, items: Iterable[Item]) -> Counter[tup
             continue
         entity, ids = found
         for counted in declaration.parents_of(entity):
+            if not _listed(counted, entity, ids):
+                continue
             parent = model_key(model, counted.collection.parent, parent_ids(counted, ids))
             counts[parent, counted.attribute] += 1
     return counts
