@@ -99,6 +99,12 @@ class KeyTemplate:
         )
         object.__setattr__(self, "_format", template)
 
+    def written(self, name: str, value: str) -> str:
+        """``value`` as field ``name`` of this template is written in a key (a number padded); BadUserInput for a
+        value the field cannot hold."""
+        segment = next(part for part in self._layout.segments if part.name == name)
+        return segment.text(value, self.separator)
+
     def meets(self, *others: KeyTemplate) -> bool:
         """Whether one key string can have this shape and every one of ``others``."""
         return segments.meet([(one._layout, one._stops) for one in (self, *others)])

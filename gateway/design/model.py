@@ -1165,8 +1165,8 @@ RANGE_CLASHES = frozenset({"first", "after", "last", "before", "order", "where"}
 
 
 def _validate_range(collection: Collection, shape: KeyShape) -> None:
-    """A range is read by one key condition: on the sort key's last field, written as is, after text the parent's
-    ids fix."""
+    """A range is read by one key condition: on the sort key's last field (as is, or a padded number), after text
+    the parent's ids fix."""
     name = collection.range
     if name is None:
         return
@@ -1174,10 +1174,11 @@ def _validate_range(collection: Collection, shape: KeyShape) -> None:
     where = f"{collection.name}: range={name!r}"
     if name not in shape.sk.fields:
         raise ValueError(f"{where} is not a field of the members' sort key {pattern!r}")
-    if not pattern.endswith("{" + name + "}"):
+    padded = name in shape.sk.numbers and re.fullmatch(r".*\{" + re.escape(name) + r":0[1-9][0-9]*\}", pattern)
+    if not (pattern.endswith("{" + name + "}") or padded):
         raise ValueError(
-            f"{where}: the sort key {pattern!r} must end with {{{name}}}, written as is (not padded, nothing after"
-            " it), for a range of its values to be a range of keys"
+            f"{where}: the sort key {pattern!r} must end with {{{name}}} (or a zero-padded {{{name}:05}}), with"
+            " nothing after it, for a range of its values to be a range of keys"
         )
     if collection.levels or collection.shards > 1:
         raise ValueError(f"{where}: a range is read from one partition, without levels")

@@ -112,17 +112,10 @@ def _template(template: Template, kinds: Mapping[str, Kind]) -> KeyTemplate:
 
 
 def _range(design: Design, collection: CollectionDesign) -> str | None:
-    """The range a collection is read by where the reference reads one: its sort key's last field, a date (written
-    as is); a zero-padded number's range cannot be declared (``PADDED_RANGES_UNDECLARABLE``)."""
+    """The range a collection is read by where the reference reads one: its sort key's last field, a date or a
+    zero-padded number."""
     slot = Reference(design, []).range_slot(collection)
-    if slot is None or (slot.pad and PADDED_RANGES_UNDECLARABLE):
-        return None
-    return slot.field
-
-
-PADDED_RANGES_UNDECLARABLE = True
-"""A gap of today's declaration: ``Collection(range=)`` takes a sort key that ends with a field written as is, so
-the range of a zero-padded number (``p#{n:05}``, whose keys sort as its values do) cannot be declared."""
+    return None if slot is None else slot.field
 
 
 def _by_role(link: LinkDesign) -> dict[str, str]:
@@ -652,7 +645,7 @@ def check_range(
         _expected_node(design, reference, collection.member, item) for item in expected
     ], query
     assert cost == Cost(1 if design.entity(collection.parent).virtual else 2, 1), query
-    event(f"range read of a collection ({operator})")
+    event(f"range read of a collection by a {'zero-padded number' if slot.pad else 'date'} ({operator})")
 
 
 def check_links(gateway: Gateway, design: Design, reference: Reference) -> None:
