@@ -115,6 +115,11 @@ class KeyTemplate:
         return frozenset(part.name for part in self._padded)
 
     @property
+    def dates(self) -> frozenset[str]:
+        """The fields written as calendar dates (``{day:date}``)."""
+        return frozenset(part.name for part in self._layout.segments if part.date)
+
+    @property
     def is_constant(self) -> bool:
         return not self.fields and self.sharded_by is None
 

@@ -979,6 +979,12 @@ def _validate_minted(entity: Entity) -> None:
         if minted != "time":
             raise ValueError(f"{entity.name}: minted= says how an id is minted; name that id with mint=")
         return
+    dated = [one.pattern for shape in entity._all_shapes for one in (shape.pk, shape.sk) if entity.mint in one.dates]
+    if dated:
+        raise ValueError(
+            f"{entity.name}.{entity.mint}: a minted id is no date, and {dated[0]!r} writes it as one: write it"
+            " {" + entity.mint + "}, or let creates give it (drop mint=)"
+        )
     padded = [shape.pk.pattern for shape in entity._all_shapes if entity.mint in shape.pk.numbers]
     padded += [shape.sk.pattern for shape in entity._all_shapes if entity.mint in shape.sk.numbers]
     if padded and not isinstance(minted, Numbering):
@@ -1174,11 +1180,10 @@ def _validate_range(collection: Collection, shape: KeyShape) -> None:
     where = f"{collection.name}: range={name!r}"
     if name not in shape.sk.fields:
         raise ValueError(f"{where} is not a field of the members' sort key {pattern!r}")
-    padded = name in shape.sk.numbers and re.fullmatch(r".*\{" + re.escape(name) + r":0[1-9][0-9]*\}", pattern)
-    if not (pattern.endswith("{" + name + "}") or padded):
+    if not re.fullmatch(r".*\{" + re.escape(name) + r"(?::(?:0[1-9][0-9]*|date))?\}", pattern):
         raise ValueError(
-            f"{where}: the sort key {pattern!r} must end with {{{name}}} (or a zero-padded {{{name}:05}}), with"
-            " nothing after it, for a range of its values to be a range of keys"
+            f"{where}: the sort key {pattern!r} must end with {{{name}}} (or a zero-padded {{{name}:05}}, or a"
+            f" {{{name}:date}}), with nothing after it, for a range of its values to be a range of keys"
         )
     if collection.levels or collection.shards > 1:
         raise ValueError(f"{where}: a range is read from one partition, without levels")

@@ -143,6 +143,8 @@ def test_shapes_some_key_string_has_both_of_are_refused(one: str, other: str) ->
         ("A/{a}", "A{b:05}", "A00042"),  # a number holds no '/'
         ("sh#{a}", "shp#{b}", "shp#x"),
         ("A{a:01}", "AB{b}", "ABx"),  # {a:01}: a whole number written plain, which never starts with B
+        ("A{a:date}", "AB{b}", "AB2020"),  # a date holds digits and dashes
+        ("A#{a:date}", "A#{b:05}", "A#00042"),
     ],
 )
 def test_shapes_no_key_string_has_both_of_are_served_each_item_as_its_own(one: str, other: str, key: str) -> None:
@@ -283,3 +285,19 @@ def test_a_filter_on_an_attribute_no_condition_compares_is_refused_naming_it_and
         f"Shop.items: Item.data is {kind}, which a filter cannot compare: filters take attributes of types S, N, INT,"
         " BOOL, DATE; drop 'data' from filters="
     )
+
+
+def test_a_date_field_writes_and_reads_calendar_dates_only() -> None:
+    """``{day:date}``: a date in a key, refused before any request when it is no date, and sorted as dates are."""
+    template = KeyShape.of("c#{customerId}", "o#{day:date}").sk
+    assert template.format({"day": "2026-02-28"}) == "o#2026-02-28"
+    assert template.parse("o#2026-02-28") == {"day": "2026-02-28"}
+    assert template.parse("o#2026-2-28") is None
+    for wrong in ("2026-02-30", "yesterday", "2026-02-28T10:00"):
+        with pytest.raises(BadUserInput, match="must be a date"):
+            template.format({"day": wrong})
+
+
+def test_a_minted_id_written_as_a_date_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"Order\.orderId: a minted id is no date, and 'o#\{orderId:date\}'"):
+        Entity("Order", {None: KeyShape.of("o#{orderId:date}", "O")}, mint="orderId")

@@ -38,7 +38,7 @@ def test_a_range_on_the_field_that_ends_the_sort_key_is_accepted() -> None:
     [
         ("p#{orderedAt}", "placedAt", "is not a field of the members' sort key 'p#{orderedAt}'"),
         ("p#{orderedAt}#{productId}", "orderedAt", "must end with {orderedAt}"),
-        ("p#{lineNo:05}#x", "lineNo", "must end with {lineNo} (or a zero-padded {lineNo:05})"),
+        ("p#{lineNo:05}#x", "lineNo", "must end with {lineNo} (or a zero-padded {lineNo:05}"),
         ("p#{orderedAt}X", "orderedAt", "must end with {orderedAt}"),
         ("{productId}#{orderedAt}", "orderedAt", "['productId'] come before it"),
         ("p#{first}", "first", "named like a connection argument"),
