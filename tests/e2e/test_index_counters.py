@@ -148,3 +148,22 @@ async def test_recount_counts_copies_and_drafts_written_by_another_tool_each_whe
         "drafts": ["d1"],
         "totals": (2, 1),
     }
+
+
+def test_an_original_with_copies_is_deleted_only_with_them_and_a_cascade_takes_copies_and_drafts(
+    desk: Gateway, doc: str
+) -> None:
+    mutate(desk, "createCopy", {"copyId": f"{doc}-c1", "originalId": doc})
+    mutate(desk, "createCopy", {"copyId": f"{doc}-d1", "draftOf": doc})
+    refused, _ = mutate(desk, "deleteDoc", {"docId": doc})
+    assert refused["__typename"] == "ConflictError" and refused["reason"] == "HAS_CHILDREN", refused
+
+    deleted, operations = mutate(
+        desk, "deleteDoc", {"docId": doc, "cascade": True}, "... on Deleted { items { type count } }"
+    )
+    assert sorted((one["type"], one["count"]) for one in deleted["items"]) == [("Copy", 2), ("Doc", 1)], deleted
+    # The parent's delete is refused while it counts members; each collection's members are then found by one Query
+    # on GSI1 and deleted with their counter updates in one transaction; the parent goes last, its counters at 0.
+    assert operations == {"DeleteItem": 2, "Query": 2, "TransactWriteItems": 2}
+    assert desk.query(f'{{ doc(docId: "{doc}") {{ docId }} }}')["data"]["doc"] is None
+    assert desk.query(f'{{ copy(copyId: "{doc}-d1") {{ copyId }} }}')["data"]["copy"] is None
