@@ -69,6 +69,7 @@ class KeyTemplate:
     _format: str = field(init=False, repr=False, compare=False)
     _layout: segments.Layout = field(init=False, repr=False, compare=False)
     _padded: tuple[segments.Segment, ...] = field(init=False, repr=False, compare=False)
+    _stops: str = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         stops = "".join(dict.fromkeys(SEPARATOR + self.separator))
@@ -89,6 +90,7 @@ class KeyTemplate:
         object.__setattr__(self, "shards", 1 if shard is None else shard.shards)
         object.__setattr__(self, "_regex", re.compile(regex))
         object.__setattr__(self, "_layout", layout)
+        object.__setattr__(self, "_stops", stops)
         object.__setattr__(self, "_padded", tuple(part for part in parts if part.width is not None))
         # The pattern for str.format (literal braces doubled): keys are formatted for every item a request reads.
         template = "".join(
@@ -97,10 +99,25 @@ class KeyTemplate:
         )
         object.__setattr__(self, "_format", template)
 
+    def written(self, name: str, value: str) -> str:
+        """``value`` as field ``name`` of this template is written in a key (a number padded); BadUserInput for a
+        value the field cannot hold."""
+        segment = next(part for part in self._layout.segments if part.name == name)
+        return segment.text(value, self.separator)
+
+    def meets(self, *others: KeyTemplate) -> bool:
+        """Whether one key string can have this shape and every one of ``others``."""
+        return segments.meet([(one._layout, one._stops) for one in (self, *others)])
+
     @property
     def numbers(self) -> frozenset[str]:
         """The fields written as zero-padded numbers (``{ticketId:07}``)."""
         return frozenset(part.name for part in self._padded)
+
+    @property
+    def dates(self) -> frozenset[str]:
+        """The fields written as calendar dates (``{day:date}``)."""
+        return frozenset(part.name for part in self._layout.segments if part.date)
 
     @property
     def is_constant(self) -> bool:

@@ -632,9 +632,11 @@ class Model:
     def __post_init__(self) -> None:
         object.__setattr__(self, "_shared", _validate(self))
         indexes = {index.name: index for index in self.indexes}
+        # A partition entity has no item, so no item is ever recognised as one.
         candidates = [
             (entity, tuple((indexes[name], entity.shapes(name)) for name in entity.keys if name is not None))
             for entity in self.entities
+            if not entity.partition
         ]
         # Recognising an item parses only the entities whose partition and sort keys can start like the item's:
         # in a partition of a parent and its members, each item is tried against its own entity alone.
@@ -821,6 +823,10 @@ class Model:
 
     def ids_of(self, entity: Entity, item: Item) -> dict[str, str] | None:
         """The item's ids if it is an ``entity``; logs and returns None for any other shape."""
+        if entity.partition:  # never recognised among items: its object is its key, read by its own shape
+            table = self._indexes[None]
+            ids = _parse_shape(entity.primary, item.get(table.pk), item.get(table.sk))
+            return self.expected_ids(entity, item, None if ids is None else (entity, ids))
         return self.expected_ids(entity, item, self.recognise(item))
 
     def expected_ids(
@@ -956,17 +962,14 @@ def _parse_shape(shape: KeyShape, pk: object, sk: object) -> dict[str, str] | No
     return ids
 
 
-def _overlaps(a: KeyTemplate, b: KeyTemplate) -> bool:
-    """Whether some key string could have both shapes (judged on the literal text before the first id, and on the
-    number of separators, which ids never hold: ``{orderId}`` is never ``tag#music``)."""
-    if a.separators != b.separators:
-        return False
-    if a.is_constant and b.is_constant:
-        return a.pattern == b.pattern
-    if a.is_constant or b.is_constant:
-        const, other = (a, b) if a.is_constant else (b, a)
-        return const.pattern.startswith(other.literal_prefix) and other.parse(const.pattern) is not None
-    return a.literal_prefix.startswith(b.literal_prefix) or b.literal_prefix.startswith(a.literal_prefix)
+def _mistakable(a: Entity, b: Entity) -> bool:
+    """Whether one item's table key could have both entities' shapes: each key string meets both templates, judged
+    exactly on what each field may hold (``{orderId}`` never holds ``#``, ``{n:05}`` only digits). The two keys of a
+    self-keyed entity (``c#{id}`` twice) are one string, which then meets all four templates."""
+    ka, kb = a.primary, b.primary
+    if ka.pk == ka.sk or kb.pk == kb.sk:
+        return ka.pk.meets(ka.sk, kb.pk, kb.sk)
+    return ka.pk.meets(kb.pk) and ka.sk.meets(kb.sk)
 
 
 def _validate(model: Model) -> frozenset[Entity]:
@@ -986,9 +989,10 @@ def _validate(model: Model) -> frozenset[Entity]:
                 raise ValueError(f"{entity.name}: unknown index {index_name!r}")
             _validate_shards(entity, shape)
     shared: set[Entity] = set()
-    for i, a in enumerate(model.entities):
-        for b in model.entities[i + 1 :]:
-            if _overlaps(a.primary.pk, b.primary.pk) and _overlaps(a.primary.sk, b.primary.sk):
+    stored = [entity for entity in model.entities if not entity.partition]  # no item of a partition is mistaken
+    for i, a in enumerate(stored):
+        for b in stored[i + 1 :]:
+            if _mistakable(a, b):
                 _validate_told_apart(a, b)
                 shared.update((a, b))
     owners: list[tuple[str, Entity]] = [(c.name, c.parent) for c in model.collections]
@@ -1125,6 +1129,12 @@ def _validate_minted(entity: Entity) -> None:
         if minted != "time":
             raise ValueError(f"{entity.name}: minted= says how an id is minted; name that id with mint=")
         return
+    dated = [one.pattern for shape in entity._all_shapes for one in (shape.pk, shape.sk) if entity.mint in one.dates]
+    if dated:
+        raise ValueError(
+            f"{entity.name}.{entity.mint}: a minted id is no date, and {dated[0]!r} writes it as one: write it"
+            " {" + entity.mint + "}, or let creates give it (drop mint=)"
+        )
     padded = [shape.pk.pattern for shape in entity._all_shapes if entity.mint in shape.pk.numbers]
     padded += [shape.sk.pattern for shape in entity._all_shapes if entity.mint in shape.sk.numbers]
     if padded and not isinstance(minted, Numbering):
@@ -1363,7 +1373,7 @@ def _validate_union_complete(model: Model, collection: Collection) -> None:
         if entity in collection.members or entity.partition or collection.index not in entity.keys:
             continue
         for shape in entity.shapes(collection.index):
-            if not _overlaps(shape.pk, partition):
+            if not shape.pk.meets(partition):
                 continue
             head = shape.sk.pattern if shape.sk.is_constant else shape.sk.literal_prefix
             if head.startswith(shared) or shared.startswith(head):
@@ -1409,8 +1419,8 @@ RANGE_CLASHES = frozenset({"first", "after", "last", "before", "order", "where"}
 
 
 def _validate_range(collection: Collection, shape: KeyShape) -> None:
-    """A range is read by one key condition: on the sort key's last field, written as is, after text the parent's
-    ids fix."""
+    """A range is read by one key condition: on the sort key's last field (as is, or a padded number), after text
+    the parent's ids fix."""
     name = collection.range
     if name is None:
         return
@@ -1418,10 +1428,10 @@ def _validate_range(collection: Collection, shape: KeyShape) -> None:
     where = f"{collection.name}: range={name!r}"
     if name not in shape.sk.fields:
         raise ValueError(f"{where} is not a field of the members' sort key {pattern!r}")
-    if not pattern.endswith("{" + name + "}"):
+    if not re.fullmatch(r".*\{" + re.escape(name) + r"(?::(?:0[1-9][0-9]*|date))?\}", pattern):
         raise ValueError(
-            f"{where}: the sort key {pattern!r} must end with {{{name}}}, written as is (not padded, nothing after"
-            " it), for a range of its values to be a range of keys"
+            f"{where}: the sort key {pattern!r} must end with {{{name}}} (or a zero-padded {{{name}:05}}, or a"
+            f" {{{name}:date}}), with nothing after it, for a range of its values to be a range of keys"
         )
     if collection.levels or collection.shards > 1:
         raise ValueError(f"{where}: a range is read from one partition, without levels")

@@ -1,15 +1,19 @@
 """Key segments: how each field of a key template is written into a key string and read back out of one.
 
 A template is literal text and fields: ``{id}`` (text holding no separator), ``{id:07}`` (a whole number written
-zero-padded to 7 digits, read back without the padding, so ``7`` and ``0000007`` are one id), and ``{id%8}`` (a
-shard: 0 to 7, from the hash of ``id``). Fields may be glued to literal text (``c#{customerId}``,
-``{kind}LIKE#{user}``) as long as each key string has exactly one reading: the text between two fields must hold a
-separator, which field values never do.
+zero-padded to 7 digits, read back without the padding, so ``7`` and ``0000007`` are one id; ``{id:01}`` is a whole
+number written plain), ``{id:date}`` (a calendar date, ``YYYY-MM-DD``), and ``{id%8}`` (a shard: 0 to 7, from the
+hash of ``id``). Fields may be glued to literal text (``c#{customerId}``, ``{kind}LIKE#{user}``) as long as each key
+string has exactly one reading: the text between two fields must hold a separator, which field values never do.
+Whether two templates can be one key string is judged on what each field holds (:func:`meet`): a number holds digits
+alone and a date digits and dashes, so ``A{n:01}`` and ``AB{id}`` never meet, nor ``A{day:date}`` and ``AB{id}``.
 """
 
 from __future__ import annotations
 
+import datetime
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gateway.errors import BadUserInput
@@ -18,7 +22,7 @@ SHARD_NAME = "__shard__"
 MAX_SHARDS = 16
 """The most partitions a key may spread over: a sharded page is one Query per shard."""
 
-_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(?::(0[1-9][0-9]*)|%([0-9]+))?\}")
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(?::(0[1-9][0-9]*|date)|%([0-9]+))?\}")
 _ANY_BRACE = re.compile(r"[{}]")
 _DIGITS = re.compile(r"[0-9]+")
 _STAND_IN = "\x00"
@@ -36,9 +40,13 @@ class Segment:
     shards: int = 1
     """More than 1 for a shard segment."""
     sharded_by: str | None = None
+    date: bool = False
+    """A calendar date written ``YYYY-MM-DD``: a date's keys sort as the dates do."""
 
     @property
     def spec(self) -> str:
+        if self.date:
+            return f"{{{self.name}:date}}"
         if self.width is not None:
             return f"{{{self.name}:0{self.width}}}"
         if self.sharded_by is not None:
@@ -53,14 +61,20 @@ class Segment:
             return f"(?P={self.name})"
         if self.width is not None:
             return f"(?P<{self.name}>[0-9]+)"
+        if self.date:
+            return f"(?P<{self.name}>[0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}})"
         return f"(?P<{self.name}>[^{re.escape(stops)}]+)"
 
     def text(self, value: object, separator: str) -> str:
         """``value`` as the key holds it; BadUserInput for a value this segment cannot hold."""
         text = str(value)
+        if (self.width is not None or self.date) and (text[:1] == _STAND_IN or text == f"{{{self.name}}}"):
+            return text
+        if self.date:
+            if not _is_date(text):
+                raise BadUserInput(f"{self.name} must be a date, YYYY-MM-DD, not {text!r}", argument=self.name)
+            return text
         if self.width is not None:
-            if text[:1] == _STAND_IN or text == f"{{{self.name}}}":
-                return text
             if not _DIGITS.fullmatch(text):
                 raise BadUserInput(f"{self.name} must be a whole number, not {text!r}", argument=self.name)
             return f"{int(text):0{self.width}d}"
@@ -73,6 +87,17 @@ class Segment:
         return text if self.width is None else str(int(text))
 
 
+def _is_date(text: str) -> bool:
+    """Whether ``text`` is a calendar date written ``YYYY-MM-DD``."""
+    if len(text) != 10 or text[4] != "-" or text[7] != "-":
+        return False
+    try:
+        datetime.date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
+
+
 @dataclass(frozen=True)
 class Layout:
     """A template split into literal text and segments: ``literals[i]`` comes before ``segments[i]``, and
@@ -83,8 +108,8 @@ class Layout:
 
     @property
     def plain(self) -> bool:
-        """Whether every segment is written as its value verbatim (no padding)."""
-        return all(segment.width is None for segment in self.segments)
+        """Whether every segment is written as its value verbatim, with nothing to check (no padding, no date)."""
+        return all(segment.width is None and not segment.date for segment in self.segments)
 
 
 def layout(pattern: str, separator: str, stops: str) -> Layout:
@@ -96,7 +121,10 @@ def layout(pattern: str, separator: str, stops: str) -> Layout:
     pieces = _PLACEHOLDER.split(pattern)
     literals = tuple(pieces[::4])
     if any(_ANY_BRACE.search(literal) for literal in literals):
-        raise ValueError(f"{where}: a field is {{name}}, {{name:07}} (zero-padded number) or {{name%8}} (shard)")
+        raise ValueError(
+            f"{where}: a field is {{name}}, {{name:07}} (zero-padded number), {{name:date}} (YYYY-MM-DD) or"
+            " {{name%8}} (shard)"
+        )
     segments: list[Segment] = []
     for name, width, shards in zip(pieces[1::4], pieces[2::4], pieces[3::4], strict=True):
         if name == SHARD_NAME:
@@ -106,6 +134,8 @@ def layout(pattern: str, separator: str, stops: str) -> Layout:
             if not 2 <= count <= MAX_SHARDS:
                 raise ValueError(f"{where}: a key spreads over 2 to {MAX_SHARDS} shards")
             segments.append(Segment(SHARD_NAME, shards=count, sharded_by=name))
+        elif width == "date":
+            segments.append(Segment(name, date=True))
         else:
             segments.append(Segment(name, int(width) if width else None))
     if sum(segment.sharded_by is not None for segment in segments) > 1:
@@ -128,3 +158,71 @@ def layout(pattern: str, separator: str, stops: str) -> Layout:
         if (segment.width is not None or segment.shards > 1) and after[:1].isdigit():
             raise ValueError(f"{where}: the number {segment.spec} runs into the digit after it; put {separator!r}")
     return Layout(literals, tuple(segments))
+
+
+@dataclass(frozen=True)
+class _Chars:
+    """A set of characters: ``only`` these (None: any), but none of ``but``."""
+
+    only: frozenset[str] | None
+    but: frozenset[str] = frozenset()
+
+    def __and__(self, other: _Chars) -> _Chars:
+        if self.only is None and other.only is None:
+            return _Chars(None, self.but | other.but)
+        if self.only is None or other.only is None:
+            only = self.only or other.only or frozenset()
+        else:
+            only = self.only & other.only
+        return _Chars(only - self.but - other.but)
+
+    @property
+    def empty(self) -> bool:
+        return self.only is not None and not self.only
+
+
+_DIGIT_CHARS = _Chars(frozenset("0123456789"))
+
+_Step = tuple[_Chars, bool]
+"""One step of a key's language: a character of a set, and whether it repeats (a field's one or more)."""
+
+
+def _steps(layout: Layout, stops: str) -> list[_Step]:
+    """The language of a template's keys as steps: literal characters, and each field's characters (text holding no
+    stop, or digits for a number or a shard), read one or more times. A repeated field is read as any value of its
+    kind: the language only grows, so no meeting is missed."""
+    out: list[_Step] = []
+    for literal, segment in zip(layout.literals, [*layout.segments, None], strict=True):
+        out += [(_Chars(frozenset(char)), False) for char in literal]
+        if segment is not None and segment.date:
+            out += [(_Chars(frozenset("-")) if char == "-" else _DIGIT_CHARS, False) for char in "0000-00-00"]
+        elif segment is not None:
+            numeric = segment.width is not None or segment.name == SHARD_NAME
+            out.append((_DIGIT_CHARS if numeric else _Chars(None, frozenset(stops)), True))
+    return out
+
+
+def meet(languages: Sequence[tuple[Layout, str]]) -> bool:
+    """Whether one key string has every one of these shapes (each a template's layout and stops): a walk of their
+    product, so ``A{n:05}`` and ``A/{id}`` never meet (a number holds no ``/``) and ``a{id}`` and ``az{id}`` do."""
+    automata = [_steps(layout, stops) for layout, stops in languages]
+    start = tuple(0 for _ in automata)
+    final = tuple(len(steps) for steps in automata)
+    seen, todo = {start}, [start]
+    while todo:
+        state = todo.pop()
+        if state == final:
+            return True
+        moves: list[tuple[_Chars, tuple[int, ...]]] = [(_Chars(None), ())]
+        for steps, at in zip(automata, state, strict=True):
+            options = [] if at == len(steps) else [(steps[at][0], at + 1)]
+            if at > 0 and steps[at - 1][1]:
+                options.append((steps[at - 1][0], at))
+            moves = [
+                (chars & one, (*to, nxt)) for chars, to in moves for one, nxt in options if not (chars & one).empty
+            ]
+        for _, nxt in moves:
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return False

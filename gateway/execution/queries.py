@@ -136,12 +136,21 @@ def key_range(args: Mapping[str, Any], collection: Collection) -> KeyRange | Non
     if operator == "between":
         if len(value) != 2:
             raise BadUserInput(f"{argument}.between takes two values: low, then high", argument=argument)
-        low, high = (validate_id(str(one), argument) for one in value)
+        low, high = (_bound(collection, str(one), argument) for one in value)
         if low.encode() > high.encode():
             raise BadUserInput(f"{argument}.between takes the low bound first: {low!r} > {high!r}", argument=argument)
         return KeyRange(low=low, high=high)
-    text = validate_id(str(value), argument)
-    return {"gte": KeyRange(low=text), "lte": KeyRange(high=text)}.get(operator) or KeyRange(prefix=text)
+    if operator == "beginsWith":
+        return KeyRange(prefix=validate_id(str(value), argument))
+    text = _bound(collection, str(value), argument)
+    return KeyRange(low=text) if operator == "gte" else KeyRange(high=text)
+
+
+def _bound(collection: Collection, value: str, argument: str) -> str:
+    """A bound of a range as the members' keys write it: a zero-padded number padded (``7`` is ``00007``), so that
+    key order is the numbers' order; BadUserInput for text a number field cannot hold."""
+    assert collection.range is not None
+    return collection.member_shape.sk.written(collection.range, validate_id(value, argument))
 
 
 ASCENDING = "ASCENDING"

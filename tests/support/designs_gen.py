@@ -96,6 +96,12 @@ class Template:
             out += part
         return out
 
+    @property
+    def separator(self) -> str:
+        """The character its ids may not hold besides ``#``: the other separator its literal text uses, if any."""
+        literal = "".join(part for part in self.parts if isinstance(part, str))
+        return next((one for one in OTHER_SEPARATORS if one in literal), TODAY_SEPARATOR)
+
     def text(self) -> str:
         """The template as a declaration might spell it: ``ORD#{orderId:05}``."""
         return "".join(
@@ -109,7 +115,7 @@ class Template:
     def parse(self, key: str, kinds: Mapping[str, Kind]) -> dict[str, Value] | None:
         """The values in ``key``, or None when it does not have this shape."""
         regex = "".join(
-            re.escape(part) if isinstance(part, str) else f"({_slot_regex(part, kinds[part.field])})"
+            re.escape(part) if isinstance(part, str) else f"({_slot_regex(part, kinds[part.field], self.separator)})"
             for part in self.parts
         )
         match = re.fullmatch(regex, key)
@@ -131,12 +137,14 @@ def _write(slot: Slot, value: Value) -> str:
     return value
 
 
-def _slot_regex(slot: Slot, kind: Kind) -> str:
+def _slot_regex(slot: Slot, kind: Kind, separator: str) -> str:
+    """What a slot holds: a date; a number (zero-padded to at least ``pad`` digits); an id, any text but ``#`` and
+    the template's separator (ids of other tools' items are not limited to the alphabet ids are drawn from)."""
     if kind == "date":
         return _DATE
     if kind == "num":
-        return f"[0-9]{{{slot.pad}}}" if slot.pad else "[1-9][0-9]*"
-    return "[" + re.escape(ID_ALPHABET) + "]+"
+        return f"[0-9]{{{slot.pad},}}" if slot.pad else "[1-9][0-9]*"
+    return "[^" + re.escape(TODAY_SEPARATOR + separator) + "]+"
 
 
 def _read(text: str, kind: Kind) -> Value:
@@ -256,8 +264,11 @@ _DATE_PARTS: tuple[tuple[str, ...], ...] = (
 """A date's language as alternatives of character classes: ``_DATE`` below, every string of which is a real date."""
 
 
-def _automaton(template: Template, kinds: Mapping[str, Kind]) -> tuple[list[list[_Edge]], int]:
-    """An automaton of the template's language: each state's edges (chars, next state), and the final state."""
+def _automaton(
+    template: Template, kinds: Mapping[str, Kind], universe: frozenset[str]
+) -> tuple[list[list[_Edge]], int]:
+    """An automaton of the template's language over ``universe`` (the characters that can tell keys apart): each
+    state's edges (chars, next state), and the final state."""
     states: list[list[_Edge]] = [[]]
 
     def chain(start: int, classes: Sequence[str | frozenset[str]], end: int | None = None) -> int:
@@ -286,10 +297,12 @@ def _automaton(template: Template, kinds: Mapping[str, Kind]) -> tuple[list[list
         if isinstance(part, str):
             at = chain(at, list(part))
         elif kinds[part.field] == "id":
-            at = chain(at, [ID_ALPHABET])
-            states[at].append((frozenset(ID_ALPHABET), at))
+            chars = universe - {TODAY_SEPARATOR, template.separator}
+            at = chain(at, [chars])
+            states[at].append((chars, at))
         elif kinds[part.field] == "num" and part.pad:
             at = chain(at, [DIGITS] * part.pad)
+            states[at].append((DIGITS, at))
         elif kinds[part.field] == "num":
             at = chain(at, ["123456789"])
             states[at].append((DIGITS, at))
@@ -303,7 +316,8 @@ def _automaton(template: Template, kinds: Mapping[str, Kind]) -> tuple[list[list
 
 def common_key(templates: Sequence[Template], kinds: Mapping[str, Kind]) -> str | None:
     """A key string every template can parse, or None when their languages do not meet (a product automaton)."""
-    automata = [_automaton(template, kinds) for template in templates]
+    universe = frozenset(ID_ALPHABET) | DIGITS | _all_chars(templates) | frozenset(TODAY_SEPARATOR + OTHER_SEPARATORS)
+    automata = [_automaton(template, kinds, universe) for template in templates]
     start = tuple(0 for _ in automata)
     final = tuple(end for _, end in automata)
     came: dict[tuple[int, ...], tuple[tuple[int, ...], str] | None] = {start: None}
@@ -318,9 +332,7 @@ def common_key(templates: Sequence[Template], kinds: Mapping[str, Kind]) -> str 
                 out = char + out
                 step = came[state]
             return out
-        moves: list[tuple[frozenset[str], tuple[int, ...]]] = [
-            (frozenset(ID_ALPHABET) | DIGITS | _all_chars(templates), ())
-        ]
+        moves: list[tuple[frozenset[str], tuple[int, ...]]] = [(universe, ())]
         for (automaton, _), at in zip(automata, state, strict=True):
             moves = [(chars & edge, (*to, nxt)) for chars, to in moves for edge, nxt in automaton[at] if chars & edge]
         for chars, nxt in moves:
@@ -766,7 +778,7 @@ def _links(draw: st.DrawFn, design: Design, mistakes: bool) -> Design:
             sk = _appended(pair.sk, f"#{role[:-2].upper()}#", Slot(role))
             entities[source] = replace(entities[source], keys={**entities[source].keys, None: KeyPair(pair.pk, sk)})
         made.append(LinkDesign(f"{source}.link{k}", source, target, roles))
-    if mistakes and draw(st.booleans()):
+    if mistakes and order and draw(st.booleans()):  # a design whose entities are all partitions has no link
         made.append(draw(_mistaken_link(made, entities, len(made))))
     return replace(
         design, kinds=kinds, entities=tuple(entities[entity.name] for entity in design.entities), links=tuple(made)
@@ -785,7 +797,7 @@ def _appended(template: Template, literal: str, slot: Slot) -> Template:
 def _mistaken_link(draw: st.DrawFn, made: list[LinkDesign], entities: Mapping[str, EntityDesign], k: int) -> LinkDesign:
     """A link that cannot tell which item it means: a second one by an earlier link's roles, one from an entity to
     itself by its own ids, or one that reads a target's ids by their names from a source that has no such field."""
-    kind = draw(st.sampled_from(("again", "itself", "unheld")))
+    kind = draw(st.sampled_from(("again", "itself", "unheld") if made else ("itself", "unheld")))
     if kind == "again":
         earlier = draw(st.sampled_from(made))
         return replace(earlier, name=f"{earlier.source}.link{k}")

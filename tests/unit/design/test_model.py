@@ -122,6 +122,41 @@ def test_shapes_that_could_be_mistaken_for_each_other_are_refused() -> None:
         Model("t", (TABLE,), (a, b))
 
 
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        ("A{a}", "AB{b}"),  # an id may start with B
+        ("A#{a:03}", "A#{b:05}"),  # a number may be wider than its padding
+        ("c{a}|x", "c{b}"),  # a '#'-separated id may hold '|'
+    ],
+)
+def test_shapes_some_key_string_has_both_of_are_refused(one: str, other: str) -> None:
+    a = Entity("A", {None: KeyShape.of(one, "META")})
+    b = Entity("B", {None: KeyShape.of(other, "META")})
+    with pytest.raises(ValueError, match="A and B have key shapes that can be mistaken"):
+        Model("t", (TABLE,), (a, b))
+
+
+@pytest.mark.parametrize(
+    ("one", "other", "key"),
+    [
+        ("A/{a}", "A{b:05}", "A00042"),  # a number holds no '/'
+        ("sh#{a}", "shp#{b}", "shp#x"),
+        ("A{a:01}", "AB{b}", "ABx"),  # {a:01}: a whole number written plain, which never starts with B
+        ("A{a:date}", "AB{b}", "AB2020"),  # a date holds digits and dashes
+        ("A#{a:date}", "A#{b:05}", "A#00042"),
+    ],
+)
+def test_shapes_no_key_string_has_both_of_are_served_each_item_as_its_own(one: str, other: str, key: str) -> None:
+    """Regression: shapes were judged by their literal text before the first field, so a glued number and an id
+    after another separator (``A{b:05}`` and ``A/{a}``) were refused as if one key could be both."""
+    a = Entity("A", {None: KeyShape.of(one, "META")})
+    b = Entity("B", {None: KeyShape.of(other, "META")})
+    model = Model("t", (TABLE,), (a, b))
+    found = model.recognise({"PK": key, "SK": "META"})
+    assert found is not None and found[0] is b
+
+
 def test_a_link_must_find_the_target_keys_on_the_source() -> None:
     a = Entity("A", {None: KeyShape.of("A#{a}", "META")})
     b = Entity("B", {None: KeyShape.of("B#{b}", "META")})
@@ -250,3 +285,19 @@ def test_a_filter_on_an_attribute_no_condition_compares_is_refused_naming_it_and
         f"Shop.items: Item.data is {kind}, which a filter cannot compare: filters take attributes of types S, N, INT,"
         " BOOL, DATE; drop 'data' from filters="
     )
+
+
+def test_a_date_field_writes_and_reads_calendar_dates_only() -> None:
+    """``{day:date}``: a date in a key, refused before any request when it is no date, and sorted as dates are."""
+    template = KeyShape.of("c#{customerId}", "o#{day:date}").sk
+    assert template.format({"day": "2026-02-28"}) == "o#2026-02-28"
+    assert template.parse("o#2026-02-28") == {"day": "2026-02-28"}
+    assert template.parse("o#2026-2-28") is None
+    for wrong in ("2026-02-30", "yesterday", "2026-02-28T10:00"):
+        with pytest.raises(BadUserInput, match="must be a date"):
+            template.format({"day": wrong})
+
+
+def test_a_minted_id_written_as_a_date_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"Order\.orderId: a minted id is no date, and 'o#\{orderId:date\}'"):
+        Entity("Order", {None: KeyShape.of("o#{orderId:date}", "O")}, mint="orderId")

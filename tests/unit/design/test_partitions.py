@@ -36,3 +36,14 @@ def test_a_partition_entity_with_anything_an_item_would_hold_is_refused(options:
 def test_a_partition_entity_cannot_be_listed() -> None:
     with pytest.raises(ValueError, match=r"Line\.orders: Order has no items to list"):
         Model("t", (TABLE,), (ORDER, LINE), collections=(Collection("Line.orders", LINE, ORDER),))
+
+
+def test_a_partition_entity_of_an_items_shape_is_no_rival_to_it() -> None:
+    """Regression: a partition entity whose key shape an entity's items also have was refused as if one item could
+    be both; it has no item, so items are recognised as the other entity, and its object's ids as its own."""
+    cart = Entity("Cart", {None: KeyShape.of("c#{cartId}", "c#{cartId}")}, partition=True)
+    customer = Entity("Customer", {None: KeyShape.of("c#{customerId}", "c#{customerId}")}, {"name": "S"})
+    model = Model("t", (TABLE,), (cart, customer))
+    item = {"PK": "c#7", "SK": "c#7"}
+    assert model.recognise(item) == (customer, {"customerId": "7"})
+    assert model.ids_of(cart, model.key(cart, {"cartId": "7"})) == {"cartId": "7"}

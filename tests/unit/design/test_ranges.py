@@ -38,7 +38,7 @@ def test_a_range_on_the_field_that_ends_the_sort_key_is_accepted() -> None:
     [
         ("p#{orderedAt}", "placedAt", "is not a field of the members' sort key 'p#{orderedAt}'"),
         ("p#{orderedAt}#{productId}", "orderedAt", "must end with {orderedAt}"),
-        ("p#{lineNo:05}", "lineNo", "written as is (not padded"),
+        ("p#{lineNo:05}#x", "lineNo", "must end with {lineNo} (or a zero-padded {lineNo:05}"),
         ("p#{orderedAt}X", "orderedAt", "must end with {orderedAt}"),
         ("{productId}#{orderedAt}", "orderedAt", "['productId'] come before it"),
         ("p#{first}", "first", "named like a connection argument"),
@@ -72,6 +72,23 @@ def test_a_range_is_the_key_condition_kept_under_the_keys_literal_head(
     ranged = key_range({"orderedAt": given}, collection)
     request = members_query(model, collection, {"customerId": "1"}, 10, window=Window(10, range=ranged))
     assert (request.sort, request.sort_end, request.filter) == (condition, end, None)
+
+
+def test_a_range_of_a_zero_padded_number_is_read_between_its_padded_keys() -> None:
+    """Regression: a range on a padded number was refused, though its keys sort as its values do; its bounds are now
+    written as the keys write them, and text that is no number is refused before any request."""
+    model = _model("p#{lineNo:05}", "lineNo")
+    collection = model.collections[0]
+    for given, condition, end in [
+        ({"between": ["7", "120"]}, ("GSI1SK", "between", "p#00007"), "p#00120"),
+        ({"gte": "42"}, ("GSI1SK", "between", "p#00042"), "p$"),
+        ({"lte": "42"}, ("GSI1SK", "between", "p#"), "p#00042"),
+    ]:
+        ranged = key_range({"lineNo": given}, collection)
+        request = members_query(model, collection, {"customerId": "1"}, 10, window=Window(10, range=ranged))
+        assert (request.sort, request.sort_end) == (condition, end)
+    with pytest.raises(BadUserInput, match="must be a whole number"):
+        key_range({"lineNo": {"gte": "seven"}}, collection)
 
 
 def test_a_bare_field_sort_key_takes_open_bounds_as_plain_comparisons() -> None:

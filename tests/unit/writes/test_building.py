@@ -9,6 +9,7 @@ from gateway.writes import building
 from schema.demo import demo_items
 from schema.model import COURSE, ENROLLMENT, MODEL, PROJECT, STUDENT, TICKET, WORKSPACE, WRITES
 from tests.support.contract import project_id
+from tests.support.library_copies import COPIES_DESK
 
 
 def test_minted_ids_sort_by_creation_time_and_carry_no_separator() -> None:
@@ -208,3 +209,16 @@ def test_data_loaded_in_bulk_gets_the_counters_its_members_imply() -> None:
             assert item["ticketCount"] == len(tickets)
     enrolled = sum(item.get("enrolledCount", 0) for item in items)
     assert enrolled == sum(1 for item in items if item["SK"].startswith("ENROLL#"))
+
+
+def test_a_member_with_variant_shapes_is_counted_where_its_shape_is_listed() -> None:
+    """A copy counts on the original it names, a draft on the document it drafts; neither on the other's counter."""
+    copy = COPIES_DESK.entity("Copy")
+    assert copy is not None
+    for ids, counter in [
+        ({"copyId": "c1", "originalId": "d"}, "copyCount"),
+        ({"copyId": "c2", "draftOf": "d"}, "draftCount"),
+    ]:
+        ops = building.counter_ops(COPIES_DESK.writes, [(copy, ids)], +1)
+        assert [(op.key, op.names["#n0"]) for op in ops] == [({"PK": "DOC#d", "SK": "DOC"}, counter)]
+    assert building.counter_ops(COPIES_DESK.writes, [(copy, {"copyId": "c3"})], +1) == []
