@@ -1435,14 +1435,15 @@ def _validate_range(collection: Collection, shape: KeyShape) -> None:
             f"{where}: the sort key {pattern!r} must end with {{{name}}}, written as is (not padded, nothing after"
             " it), for a range of its values to be a range of keys"
         )
-    if collection.levels or collection.shards > 1:
-        raise ValueError(f"{where}: a range is read from one partition, without levels")
-    before = [one for one in shape.sk.fields if one != name]
+    if collection.shards > 1:
+        raise ValueError(f"{where}: a range is read from one partition")
+    # Levels fix the ids before it when given, and a range is refused without them (``key_range``).
+    before = [one for one in shape.sk.fields if one != name and one not in collection.levels]
     unknown = [one for one in before if collection.partition.get(one, one) not in collection.parent.all_id_fields]
     if unknown:
         raise ValueError(
             f"{where}: {sorted(unknown)} come before it in {pattern!r} and the parent does not fix them, so the"
-            " range would not be one stretch of keys"
+            " range would not be one stretch of keys: make them levels (levels=(...)), given with the range"
         )
     if graphql_name(name) in RANGE_CLASHES:
         raise ValueError(f"{where}: the argument would be named like a connection argument")
