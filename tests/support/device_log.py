@@ -39,6 +39,7 @@ DEVICE_LOG = Entity(
     },
     {
         "State": Attribute("S", "The state, as the sort key holds it.", from_id="state"),
+        "Date": Attribute("S", "When, as the sort key holds it (GSI1's sort key too).", from_id="date"),
         "Detail": Attribute("JSON", "What the device reported, free-form."),
     },
     description="One message of a device's state, sent every five minutes until the device is back to normal.",
