@@ -217,6 +217,28 @@ def test_a_day_without_its_state_is_refused_before_any_request(logs: tuple[Gatew
     assert body["extensions"]["dynamodb"]["calls"] == 0
 
 
+def test_a_day_of_a_state_pages_both_ways_within_the_range(logs: tuple[Gateway, str]) -> None:
+    # A range after a level: each page one Query under "WARNING4#2020-04-27", resumed from its cursor.
+    gateway, _ = logs
+    on_the_day = [i["Date"] for i in _gsi("EscalatedTo", SORT, "Sara", lambda s: s.startswith("WARNING4#2020-04-27"))]
+    assert len(on_the_day) == 2
+    field = 'supervisorEscalations(supervisor: "Sara", state: "WARNING4", date: {beginsWith: "2020-04-27"}'
+    seen: list[str] = []
+    after = None
+    while True:
+        page = field + ", first: 1" + ("" if after is None else ", after: " + json.dumps(after)) + ")"
+        data, spent = _ask(gateway, "{ " + page + " { nodes { date } pageInfo { hasNextPage endCursor } } }")
+        connection = data["supervisorEscalations"]
+        seen += [one["date"] for one in connection["nodes"]]
+        assert spent == (1, 1)
+        if not connection["pageInfo"]["hasNextPage"]:
+            break
+        after = connection["pageInfo"]["endCursor"]
+    assert seen == on_the_day
+    data, _ = _ask(gateway, "{ " + field + ", last: 1) { nodes { date } } }")
+    assert data["supervisorEscalations"]["nodes"] == [{"date": on_the_day[-1]}]
+
+
 def test_every_log_is_found_again_by_its_global_id(logs: tuple[Gateway, str]) -> None:
     gateway, _ = logs
     data, _ = _ask(gateway, '{ logsOfDevice(deviceId: "11223") { nodes { id state date } } }')
