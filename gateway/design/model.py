@@ -935,6 +935,10 @@ def _secondary_ids(
     for index, shapes in secondary:
         if (partial or shapes[0].sparse) and index.pk not in item and index.sk not in item:
             continue
+        if shapes[0].sparse and index.pk not in item:
+            # DynamoDB leaves out of an index an item without its partition key, whatever else it holds: the
+            # sort key may be an attribute the item has anyway (the table's own sort key, a plain Date).
+            continue
         pk, sk = item.get(index.pk), item.get(index.sk)
         for shape in shapes:
             more = _parse_shape(shape, pk, sk)
@@ -1182,6 +1186,14 @@ def _validate_told_apart(a: Entity, b: Entity) -> None:
     if told is not None and other is not None and told[0] == other[0] and told[1] != other[1]:
         return
     keys = f"{a.primary.pk.pattern!r}/{a.primary.sk.pattern!r} and {b.primary.pk.pattern!r}/{b.primary.sk.pattern!r}"
+    placeholder = a if a.partition else b if b.partition else None
+    if placeholder is not None:
+        # A partition entity has no discriminator to give: only its made-up sort key can set it apart.
+        raise ValueError(
+            f"{a.name} and {b.name} have key shapes that can be mistaken for each other ({keys}): {placeholder.name}"
+            " is a partition with no item, so give its table sort key a text no item of the other can have (a"
+            f" constant with no separator, such as {placeholder.name.upper()!r})"
+        )
     raise ValueError(
         f"{a.name} and {b.name} have key shapes that can be mistaken for each other ({keys}): give their keys"
         " different literal text, or give both a discriminator on the same attribute with different values"
@@ -1433,14 +1445,15 @@ def _validate_range(collection: Collection, shape: KeyShape) -> None:
             f"{where}: the sort key {pattern!r} must end with {{{name}}} (or a zero-padded {{{name}:05}}, or a"
             f" {{{name}:date}}), with nothing after it, for a range of its values to be a range of keys"
         )
-    if collection.levels or collection.shards > 1:
-        raise ValueError(f"{where}: a range is read from one partition, without levels")
-    before = [one for one in shape.sk.fields if one != name]
+    if collection.shards > 1:
+        raise ValueError(f"{where}: a range is read from one partition")
+    # Levels fix the ids before it when given, and a range is refused without them (``key_range``).
+    before = [one for one in shape.sk.fields if one != name and one not in collection.levels]
     unknown = [one for one in before if collection.partition.get(one, one) not in collection.parent.all_id_fields]
     if unknown:
         raise ValueError(
             f"{where}: {sorted(unknown)} come before it in {pattern!r} and the parent does not fix them, so the"
-            " range would not be one stretch of keys"
+            " range would not be one stretch of keys: make them levels (levels=(...)), given with the range"
         )
     if graphql_name(name) in RANGE_CLASHES:
         raise ValueError(f"{where}: the argument would be named like a connection argument")

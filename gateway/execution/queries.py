@@ -129,6 +129,12 @@ def key_range(args: Mapping[str, Any], collection: Collection) -> KeyRange | Non
     given = args.get(argument)
     if given is None:
         return None
+    missing = [graphql_name(level) for level in collection.levels if args.get(graphql_name(level)) is None]
+    if missing:
+        # Without them the range's values would not follow one text in the sort key: no one stretch of keys.
+        raise BadUserInput(
+            f"{argument} is read within {', '.join(missing)}: give {missing[0]} as well", argument=argument
+        )
     named = {name: value for name, value in given.items() if value is not None}
     if len(named) != 1:
         raise BadUserInput(f"{argument} takes one of {', '.join(RANGE_OPERATORS)}", argument=argument)

@@ -50,9 +50,16 @@ def test_a_range_that_is_no_stretch_of_keys_is_refused(gsi1_sk: str, range_: str
     assert "Customer.lines: range=" in str(refused.value) and message in str(refused.value)
 
 
-def test_a_range_with_levels_is_refused() -> None:
-    with pytest.raises(ValueError, match="without levels"):
-        _model("p#{productId}#{orderedAt}", "orderedAt", levels=("productId",))
+def test_a_range_after_levels_is_read_under_them_and_refused_without_them() -> None:
+    # A device state log's GSI2: begins_with(State#Date, "WARNING4#2020-04-27"), the state a level, the day a range.
+    model = _model("p#{productId}#{orderedAt}", "orderedAt", levels=("productId",))
+    collection = model.collections[0]
+    ranged = key_range({"productId": "9", "orderedAt": {"beginsWith": "2020-06"}}, collection)
+    ids = {"customerId": "1", "productId": "9"}
+    request = members_query(model, collection, ids, 10, window=Window(10, range=ranged))
+    assert request.sort == ("GSI1SK", "begins_with", "p#9#2020-06")
+    with pytest.raises(BadUserInput, match="orderedAt is read within productId: give productId as well"):
+        key_range({"orderedAt": {"beginsWith": "2020-06"}}, collection)
 
 
 @pytest.mark.parametrize(
