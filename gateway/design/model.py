@@ -340,6 +340,15 @@ class Entity:
         return self.all_id_fields - kept
 
     @cached_property
+    def movable_ids(self) -> frozenset[str]:
+        """The ids only sparse index keys hold (not one of several variants): an update sets one, which puts the item
+        in those indexes or moves it there (a log escalated to a supervisor), or removes it, which takes the item out
+        of them; its identity, the table key, stays."""
+        variant = {name for index, shapes in self.variants.items() for shape in shapes for name in shape.fields}
+        variant |= {name for index in self.variants for name in self.keys[index].fields}
+        return self.optional_id_fields - variant
+
+    @cached_property
     def key_fields(self) -> tuple[str, ...]:
         """Every id of the entity's own key templates, table key first: its natural key fields in GraphQL."""
         ordered = [*self.id_fields]
