@@ -340,6 +340,15 @@ class Entity:
         return self.all_id_fields - kept
 
     @cached_property
+    def movable_ids(self) -> frozenset[str]:
+        """The ids only sparse index keys hold (not one of several variants): an update sets one, which puts the item
+        in those indexes or moves it there (a log escalated to a supervisor), or removes it, which takes the item out
+        of them; its identity, the table key, stays."""
+        variant = {name for index, shapes in self.variants.items() for shape in shapes for name in shape.fields}
+        variant |= {name for index in self.variants for name in self.keys[index].fields}
+        return self.optional_id_fields - variant
+
+    @cached_property
     def key_fields(self) -> tuple[str, ...]:
         """Every id of the entity's own key templates, table key first: its natural key fields in GraphQL."""
         ordered = [*self.id_fields]
@@ -1186,14 +1195,6 @@ def _validate_told_apart(a: Entity, b: Entity) -> None:
     if told is not None and other is not None and told[0] == other[0] and told[1] != other[1]:
         return
     keys = f"{a.primary.pk.pattern!r}/{a.primary.sk.pattern!r} and {b.primary.pk.pattern!r}/{b.primary.sk.pattern!r}"
-    placeholder = a if a.partition else b if b.partition else None
-    if placeholder is not None:
-        # A partition entity has no discriminator to give: only its made-up sort key can set it apart.
-        raise ValueError(
-            f"{a.name} and {b.name} have key shapes that can be mistaken for each other ({keys}): {placeholder.name}"
-            " is a partition with no item, so give its table sort key a text no item of the other can have (a"
-            f" constant with no separator, such as {placeholder.name.upper()!r})"
-        )
     raise ValueError(
         f"{a.name} and {b.name} have key shapes that can be mistaken for each other ({keys}): give their keys"
         " different literal text, or give both a discriminator on the same attribute with different values"

@@ -131,6 +131,16 @@ def _update(builder: Builder, entity: Entity, verb: str) -> Callable[..., Any]:
     for name in entity.id_fields:
         fields.plain(name, strawberry.ID, f"Part of the {entity.name}'s key.")
     fields.plain("expectedVersion", int, EXPECTED_VERSION)
+    # A tenant's id never moves: an update would carry the item into another tenant's partition of the index.
+    movable = sorted(entity.movable_ids - set(builder.declaration.tenancy.grants))
+    for name in movable:
+        fields.plain(
+            name,
+            strawberry.ID | None,
+            f"Part of the {entity.name}'s keys in an index it is in only with it: a value puts it there (or moves it),"
+            f" null takes it out. {KEEP}",
+            default=strawberry.UNSET,
+        )
     for name, spec in input_attributes(entity):
         keep = UNCHANGED if spec.required else KEEP
         description = f"{describe(entity, name, spec)} {keep}"
@@ -146,6 +156,11 @@ def _update(builder: Builder, entity: Entity, verb: str) -> Callable[..., Any]:
         )
         changes = inputs(entity, data)
         changes = {**changes, **set_changes(entity, data, changes)}
+        for name in movable:
+            value = getattr(data, name)
+            if value is not strawberry.UNSET:
+                moved = None if value is None else validate_id(value, graphql_name(name))
+                changes[name] = moved if moved is None else builder.model.canonical(entity, {name: moved})[name]
         version = expected_version(data.expectedVersion) or 0
         token = token_of(info, client_token, data)
         return await _written(

@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from gateway.design.declaration import Counted, WriteModel
 from gateway.design.keys import Ids
-from gateway.design.model import Entity, Item, Model, Numbering, indexed_values
+from gateway.design.model import Entity, Item, KeyShape, Model, Numbering, indexed_values
 from gateway.design.values import SetChange
 from gateway.dynamo.requests import TRANSACTION_LIMIT, Placeholders, Refused, Role, Target, WriteOp
 
@@ -133,17 +133,26 @@ def update(
     other values of those keys), or removes them when the value is removed (a sparse index)."""
     expr = Placeholders()
     members = {name: value for name, value in changes.items() if isinstance(value, SetChange)}
-    changes = {name: value for name, value in changes.items() if name not in members}
+    # Ids an index's keys hold are written in those keys alone, never as attributes of their own.
+    moved = {name: value for name, value in changes.items() if name in entity.movable_ids}
+    changes = {name: value for name, value in changes.items() if name not in members and name not in moved}
     sets = [f"{expr.name(name)} = {expr.value(value)}" for name, value in changes.items() if value is not None]
     sets.append(f"{expr.name(VERSION)} = {expr.value(expected_version + 1)}")
     sets.append(f"{expr.name(WRITE_ID)} = {expr.value(write_id)}")
     removes = [expr.name(name) for name, value in changes.items() if value is None]
-    for name, keys in rekeyed(model, entity, ids, changes).items():
+    table = model.index(None)
+    for name, keys in rekeyed(model, entity, ids, {**changes, **moved}).items():
         if keys is None:
+            # Out of the index without its partition key; its sort key stays when the item holds it for its own
+            # sake (the table's own sort key, an attribute such as a log's Date).
             index = model.index(name)
-            removes += [expr.name(index.pk), expr.name(index.sk)]
+            removes.append(expr.name(index.pk))
+            if index.sk not in (table.pk, table.sk) and index.sk not in entity.declared:
+                removes.append(expr.name(index.sk))
         else:
-            sets += [f"{expr.name(name)} = {expr.value(value)}" for name, value in keys.items()]
+            # A key attribute of the table is never set (DynamoDB refuses it): an index may share it, unchanged.
+            keys = {key: value for key, value in keys.items() if key not in (table.pk, table.sk)}
+            sets += [f"{expr.name(key)} = {expr.value(value)}" for key, value in keys.items()]
     expression = "SET " + ", ".join(sets) + (" REMOVE " + ", ".join(removes) if removes else "")
     expression += _set_members(expr, members)
     conditions = [f"attribute_exists({expr.name(model.index(None).pk)})", *_index_keys_are(model, entity, ids, expr)]
@@ -201,7 +210,7 @@ def rekeyed(model: Model, entity: Entity, ids: Ids, changes: Mapping[str, Any]) 
     out: dict[str, dict[str, str] | None] = {}
     values: dict[str, Any] = {**ids, **changes, **indexed_values(entity, changes)}
     for name, shape in entity.keys.items():
-        if name is None or changes.keys().isdisjoint(entity.indexed_attributes & set(shape.sk.fields)):
+        if name is None or changes.keys().isdisjoint(_movers(entity, shape)):
             continue
         index = model.index(name)
         if any(values.get(field) is None for field in shape.fields):
@@ -215,11 +224,15 @@ def needs_item(entity: Entity, ids: Ids, changes: Mapping[str, Any]) -> bool:
     """Whether re-keying the indexes ``changes`` move needs values neither the ids nor the changes give."""
     values = {**ids, **changes}
     return any(
-        not changes.keys().isdisjoint(entity.indexed_attributes & set(shape.sk.fields))
-        and not all(field in values for field in shape.fields)
+        not changes.keys().isdisjoint(_movers(entity, shape)) and not all(field in values for field in shape.fields)
         for name, shape in entity.keys.items()
         if name is not None
     )
+
+
+def _movers(entity: Entity, shape: KeyShape) -> frozenset[str]:
+    """What an update may change in an index's keys: values its sort key orders by, and ids only sparse keys hold."""
+    return (entity.indexed_attributes & set(shape.sk.fields)) | (entity.movable_ids & shape.fields)
 
 
 def delete(

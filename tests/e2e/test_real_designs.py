@@ -192,6 +192,49 @@ def test_a_create_writes_a_sparse_index_keys_only_when_given(helpdesk: tuple[Gat
     assert [n["ticketId"] for n in data["agent"]["tickets"]["nodes"]] == ["t1", "t9"]
 
 
+def test_an_update_puts_an_item_in_a_sparse_index_moves_it_and_takes_it_out(
+    helpdesk: tuple[Gateway, str], dynamodb: Any
+) -> None:
+    # An id only a sparse index's keys hold is set by an update: the item enters the index, moves in it when it
+    # changes, and leaves it when removed (an escalation, an assignment); its table key stays.
+    gateway, table = helpdesk
+    mutate(gateway, "createAgent", {"agentId": "a2", "name": "Bea"})
+    mutate(gateway, "createTicket", {"ticketId": "t20", "title": "unassigned"})
+    key = {"PK": {"S": "TICKET#t20"}, "SK": {"S": "TICKET"}}
+
+    def listed() -> dict[str, list[str]]:
+        data, _ = answered(
+            gateway,
+            '{ a1: agent(agentId: "a1") { tickets { nodes { ticketId } } }'
+            ' a2: agent(agentId: "a2") { tickets { nodes { ticketId } } } }',
+        )
+        return {name: [n["ticketId"] for n in data[name]["tickets"]["nodes"]] for name in ("a1", "a2")}
+
+    assert "t20" not in listed()["a1"]
+    for version, agent, index_keys in ((1, "a1", ("AGENT#a1", "TICKET#t20")), (2, "a2", ("AGENT#a2", "TICKET#t20"))):
+        result, sent = mutate(
+            gateway,
+            "updateTicket",
+            {"ticketId": "t20", "agentId": agent, "expectedVersion": version},
+            "... on Ticket { agentId title }",
+        )
+        # The ticket's key lacks its agent: it is read first, and the update is conditioned on the keys it read.
+        assert (result["agentId"], result["title"], sent) == (agent, "unassigned", {"GetItem": 1, "UpdateItem": 1})
+        item = dynamodb.get_item(TableName=table, Key=key, ConsistentRead=True)["Item"]
+        assert (item["GSI1PK"]["S"], item["GSI1SK"]["S"]) == index_keys
+        assert "agentId" not in item  # an id lives in the keys alone
+        now = listed()
+        assert ("t20" in now[agent], "t20" in now["a1" if agent == "a2" else "a2"]) == (True, False)
+    result, _ = mutate(
+        gateway, "updateTicket", {"ticketId": "t20", "agentId": None, "expectedVersion": 3}, "... on Ticket { agentId }"
+    )
+    assert result["agentId"] is None
+    item = dynamodb.get_item(TableName=table, Key=key, ConsistentRead=True)["Item"]
+    assert "GSI1PK" not in item and "GSI1SK" not in item
+    now = listed()
+    assert "t20" not in now["a1"] and now["a2"] == []
+
+
 def test_what_a_sparse_index_cannot_serve_is_refused() -> None:
     counted = Entity("Agent", AGENT.keys, {"ticket_count": Attribute("INT", writable=False)})
     with pytest.raises(ValueError, match=re.escape("Agent.tickets: Ticket is sparse in 'GSI1', so no counter")):
