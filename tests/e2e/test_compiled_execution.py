@@ -17,6 +17,7 @@ from decimal import Decimal
 from typing import Any
 
 import boto3
+import graphql.execution.executor as graphql_executor
 import pytest
 from graphql import (
     GraphQLEnumType,
@@ -258,3 +259,124 @@ def test_generated_operations_answer_the_same_compiled_and_interpreted(twins: di
     check()
     # The draws reach both answers with data and answers with errors, so the comparison is not of refusals only.
     assert seen["data"] > 10 and seen["errors"] > 0, seen
+
+
+# --- each feature by name ---------------------------------------------------------------------------------------
+
+WORKSPACE = "V29ya3NwYWNlI3dzLTE"  # the global id of Workspace ws-1
+FEATURES = {
+    "aliases": '{ a: workspace(workspaceId: "ws-1") { b: displayName c: displayName workspaceId } }',
+    "nested_named_fragments": """{ workspace(workspaceId: "ws-1") { ...W } }
+        fragment W on Workspace { ...Named projects(first: 2) { nodes { ...P } } }
+        fragment Named on Workspace { displayName }  fragment P on Project { title ...Named2 }
+        fragment Named2 on Project { projectId }""",
+    "inline_fragments_on_an_interface_and_typename": f"""{{ nodes(ids: ["{WORKSPACE}", "V29ya3NwYWNlI25vbmU"]) {{
+        __typename id ... on Workspace {{ displayName }} ... on Project {{ title status }} }} }}""",
+    "enums_and_nulls": """{ workspace(workspaceId: "ws-1") { region
+        projects(first: 5) { nodes { status createdBy } } } }""",
+    "connections_with_edges_cursors_and_page_info": """{ workspace(workspaceId: "ws-1") {
+        projects(first: 3, order: ASCENDING) { totalCount edges { cursor node { id projectId } }
+        pageInfo { hasNextPage hasPreviousPage startCursor endCursor readLimitReached } } } }""",
+    "global_ids_good_missing_and_malformed": f"""{{ good: node(id: "{WORKSPACE}") {{ id __typename }}
+        missing: node(id: "V29ya3NwYWNlI25vbmU") {{ id }} }}""",
+    "a_bad_id_argument_errors_at_its_field": f"""{{ a: node(id: "{WORKSPACE}") {{ id }}
+        b: node(id: "not an id") {{ id }} }}""",
+}
+
+
+@pytest.mark.parametrize("feature", list(FEATURES))
+def test_each_feature_answers_as_graphql_core_does(twins: dict[str, Twin], feature: str) -> None:
+    compiled, interpreted = twins["demo"].both(FEATURES[feature])
+    assert compiled == interpreted
+    assert json.loads(compiled)["data"] is not None
+
+
+def test_include_and_skip_follow_each_request_variables(twins: dict[str, Twin]) -> None:
+    """One document, one plan per combination of its flags: each request gets the fields its values keep."""
+    query = """query($a: Boolean!, $b: Boolean!) { workspace(workspaceId: "ws-1") {
+        displayName @include(if: $a) region @skip(if: $b) ... @include(if: $b) { workspaceId } } }"""
+    answers = set()
+    for a in (True, False):
+        for b in (True, False):
+            compiled, interpreted = twins["demo"].both(query, {"a": a, "b": b})
+            assert compiled == interpreted
+            answers.add(compiled)
+    assert len(answers) == 4
+
+
+def test_shapes_and_dates_answer_as_graphql_core_does(twins: dict[str, Twin]) -> None:
+    query = """query($id: ID!) { patron(patronId: $id) { name addresses { label street city state zip }
+        card { number expires interests } } }"""
+    compiled, interpreted = twins["library"].both(query, {"id": "ada"})
+    assert compiled == interpreted
+    assert json.loads(compiled)["data"]["patron"]["card"]["expires"]
+
+
+def test_an_error_in_the_middle_of_a_list_propagates_its_null_as_graphql_core_does(
+    twins: dict[str, Twin], endpoint: str
+) -> None:
+    """A project another tool wrote with a status the declaration does not know fails to serve: the error stands
+    at its path and its null goes up to the nearest nullable field, the same either way."""
+    table = twins["demo"].compiled.table
+    resource = boto3.resource(
+        "dynamodb", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="l", aws_secret_access_key="l"
+    )
+    resource.Table(table).put_item(
+        Item={"PK": "WS#ws-9", "SK": "PROJ#2026-0002", "title": "Odd", "status": "NOPE", "createdBy": "x"}
+    )
+    resource.Table(table).put_item(Item={"PK": "WS#ws-9", "SK": "PROJ#2026-0001", "title": "Fine", "status": "ACTIVE"})
+    query = """{ workspace: projects(workspaceId: "ws-9") { nodes { title status } }
+        one: project(workspaceId: "ws-9", projectId: "2026-0002") { title status } }"""
+    compiled, interpreted = twins["demo"].both(query)
+    assert compiled == interpreted
+    assert "errors" in json.loads(compiled), compiled
+
+
+def _executions(gateway: Gateway) -> dict[str, float]:
+    text = gateway.http.get("/metrics").text
+    found = re.findall(r'^tablegraph_graphql_executions_total\{mode="(\w+)"\} ([0-9.e+]+)$', text, re.MULTILINE)
+    return {mode: float(value) for mode, value in found}
+
+
+def _moved(before: dict[str, float], after: dict[str, float]) -> dict[str, float]:
+    return {mode: after[mode] - before.get(mode, 0.0) for mode in after if after[mode] != before.get(mode, 0.0)}
+
+
+def test_metrics_count_operations_executed_compiled_and_interpreted(twins: dict[str, Twin]) -> None:
+    demo = twins["demo"]
+    query = '{ workspace(workspaceId: "ws-1") { displayName } }'
+    before = _executions(demo.compiled)
+    demo.compiled.http.post("/graphql", json={"query": query})
+    demo.compiled.http.post("/graphql", json={"query": query})
+    assert _moved(before, after := _executions(demo.compiled)) == {"compiled": 2.0}
+    # Introspection is left to graphql-core, as is every operation with compilation off.
+    demo.compiled.http.post("/graphql", json={"query": "{ __schema { queryType { name } } }"})
+    assert _moved(after, after_introspection := _executions(demo.compiled)) == {"interpreted": 1.0}
+    demo.interpreted.http.post("/graphql", json={"query": query})
+    assert _moved(after_introspection, _executions(demo.interpreted)) == {"interpreted": 1.0}
+
+
+def test_a_document_is_compiled_by_its_first_request_only(
+    twins: dict[str, Twin], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A spy around graphql-core's collection of subfields: the compiled gateway collects a document's nested
+    selections for its first request and never again; interpreted, every request collects them anew."""
+    collected = {"count": 0}
+    real = graphql_executor.collect_subfields
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        collected["count"] += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(graphql_executor, "collect_subfields", spy)
+    query = '{ workspace(workspaceId: "ws-2") { displayName projects(first: 4) { nodes { title } } } }'
+    counts = {}
+    for name, gateway in (("compiled", twins["demo"].compiled), ("interpreted", twins["demo"].interpreted)):
+        for request in ("first", "second"):
+            collected["count"] = 0
+            body = gateway.http.post("/graphql", json={"query": query}).json()
+            assert body["data"]["workspace"]["projects"]["nodes"]
+            counts[name, request] = collected["count"]
+    assert counts["compiled", "first"] == counts["interpreted", "first"] > 0
+    assert counts["compiled", "second"] == 0
+    assert counts["interpreted", "second"] == counts["interpreted", "first"]
