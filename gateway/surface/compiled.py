@@ -43,7 +43,7 @@ from graphql import (
 from graphql.execution import Executor
 from graphql.execution.collect_fields import CollectedFields, FieldDetailsList, GroupedFieldSet
 from graphql.execution.values import get_argument_values
-from graphql.pyutils import AwaitableOrValue, Path, Undefined, UndefinedType
+from graphql.pyutils import AwaitableOrValue, Path, Undefined, UndefinedType, gather_with_cancel
 from graphql.type.introspection import TypeNameMetaFieldDef
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 
@@ -104,6 +104,20 @@ class Plan:
         self.roots: dict[_Flags, GroupedFieldSet] = {}
         self.subfields: dict[tuple[_Flags, str, int], tuple[FieldDetailsList, CollectedFields]] = {}
         self.fields: dict[tuple[str, int], _Field | None] = {}
+        self.sets: dict[tuple[str, int], list[tuple[str, FieldDetailsList, _Field | None]]] = {}
+
+    def grouped(
+        self, executor: CompiledExecutor, parent_type: GraphQLObjectType, grouped_field_set: GroupedFieldSet
+    ) -> list[tuple[str, FieldDetailsList, _Field | None]]:
+        """The fields of a collected selection set, compiled, in order; kept by the set's identity."""
+        key = (parent_type.name, id(grouped_field_set))
+        found = self.sets.get(key)
+        if found is None:
+            found = self.sets[key] = [
+                (name, details, self.field(executor, parent_type, details))
+                for name, details in grouped_field_set.items()
+            ]
+        return found
 
     def field(
         self, executor: CompiledExecutor, parent_type: GraphQLObjectType, field_details_list: FieldDetailsList
@@ -250,6 +264,58 @@ class CompiledExecutor(StrawberryGraphQLCoreExecutionContext):
                 super().collect_subfields(return_type, field_details_list),
             )
         return kept[1]
+
+    def execute_fields(
+        self,
+        parent_type: GraphQLObjectType,
+        source_value: Any,
+        path: Path | None,
+        grouped_field_set: GroupedFieldSet,
+        position_context: Any,
+    ) -> AwaitableOrValue[dict[str, Any]]:
+        """graphql-core's ``execute_fields``, with the leaf fields the plan completes done in the loop: no path,
+        resolve info or call of ``execute_field`` for them unless one fails."""
+        plan = self._plan
+        if plan is None or not self._direct:
+            return super().execute_fields(parent_type, source_value, path, grouped_field_set, position_context)
+        results: dict[str, Any] = {}
+        awaitable: list[str] = []
+        is_awaitable = self.is_awaitable
+        try:
+            for name, details, field in plan.grouped(self, parent_type, grouped_field_set):
+                if field is None:
+                    continue
+                if field.leaf is not None:
+                    try:
+                        results[name] = field.complete(field.resolve(source_value, None))
+                    except Exception as raw_error:
+                        field_path = Path(path, name, parent_type.name)
+                        self.handle_field_error(raw_error, field.definition.type, details, field_path)
+                        results[name] = None
+                    continue
+                result = self.execute_field(
+                    parent_type, source_value, details, Path(path, name, parent_type.name), position_context
+                )
+                if result is not Undefined:
+                    results[name] = result
+                    if is_awaitable(result):
+                        awaitable.append(name)
+        except Exception:
+            if awaitable:
+                # As graphql-core does: the awaitables other fields started may fail too, and must be settled.
+                self.settle_in_background([results[name] for name in awaitable])
+            raise
+        if not awaitable:
+            return results
+        return self._gathered(results, awaitable)
+
+    async def _gathered(self, results: dict[str, Any], awaitable: list[str]) -> dict[str, Any]:
+        if len(awaitable) == 1:
+            results[awaitable[0]] = await results[awaitable[0]]
+        else:
+            answers = await gather_with_cancel(*(results[name] for name in awaitable))
+            results.update(zip(awaitable, answers, strict=True))
+        return results
 
     def execute_field(
         self,
