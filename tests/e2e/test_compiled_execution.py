@@ -42,6 +42,7 @@ from schema.giant import GIANT
 from schema.library import LIBRARY
 from schema.orders import ORDERS
 from tests.support.gateway import Gateway
+from tests.support.live import PROJECTS, listening, put_project, put_workspace, socket
 
 DESIGNS = {"demo": DEMO, "orders": ORDERS, "library": LIBRARY, "business": BUSINESS, "giant": GIANT}
 
@@ -380,3 +381,43 @@ def test_a_document_is_compiled_by_its_first_request_only(
     assert counts["compiled", "first"] == counts["interpreted", "first"] > 0
     assert counts["compiled", "second"] == 0
     assert counts["interpreted", "second"] == counts["interpreted", "first"]
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+async def test_subscription_events_run_from_the_compiled_plan(
+    gateway_factory: Callable[..., Gateway],
+    fresh_table: str,
+    dynamodb: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    compiled: bool,
+) -> None:
+    """Each event is the subscription's selection executed over the changed item: compiled, the first event
+    collects its nested selections and the ones after it reuse the plan; interpreted, every event collects them."""
+    collected: list[int] = []
+    real = graphql_executor.collect_subfields
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        collected.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(graphql_executor, "collect_subfields", spy)
+    with gateway_factory(fresh_table, compiled_execution=compiled) as streaming:
+        put_workspace(dynamodb, fresh_table, "ws-1")
+        async with socket(streaming) as client:
+            await client.subscribe(PROJECTS, ws="ws-1")
+            await listening(streaming)
+            counts = []
+            events = []
+            for title in ("First", "Second", "Third"):
+                start = len(collected)
+                put_project(dynamodb, fresh_table, "ws-1", "p-1", title)
+                events.append(await client.event())
+                counts.append(len(collected) - start)
+    assert [(event["kind"], event["node"]["title"]) for event in events] == [
+        ("CREATED", "First"),
+        ("UPDATED", "Second"),
+        ("UPDATED", "Third"),
+    ]
+    assert {event["node"]["workspace"]["displayName"] for event in events} == {"Space ws-1"}
+    assert counts[0] > 0, counts
+    assert counts[1:] == ([0, 0] if compiled else [counts[0], counts[0]]), counts
