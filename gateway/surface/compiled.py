@@ -93,11 +93,13 @@ class Plan:
     """
 
     def __init__(self, operation: OperationDefinitionNode, fragments: dict[str, FragmentDefinitionNode]) -> None:
-        flags = sorted(_flag_variables(operation.selection_set, fragments, set()))
+        selections = list(_selections(operation.selection_set, fragments, set()))
+        flags = sorted(_flag_variables(selections))
         self.compiled = (
             operation.operation in (OperationType.QUERY, OperationType.SUBSCRIPTION)
             and len(flags) <= MAX_FLAG_VARIABLES
-            and not _introspects(operation.selection_set, fragments, set())
+            and not _introspects(selections)
+            and not _incremental(selections)
         )
         """False: graphql-core interprets the operation, as without a plan."""
         self.flag_names = tuple(flags)
@@ -184,12 +186,10 @@ def _selections(
             yield from _selections(selection.selection_set, fragments, seen)
 
 
-def _flag_variables(
-    selection_set: SelectionSetNode, fragments: dict[str, FragmentDefinitionNode], seen: set[str]
-) -> set[str]:
+def _flag_variables(selections: Sequence[SelectionNode]) -> set[str]:
     """The variables ``@include``/``@skip`` name: which fields are collected depends on their values."""
     names = set()
-    for selection in _selections(selection_set, fragments, seen):
+    for selection in selections:
         for directive in selection.directives or ():
             for argument in directive.arguments or ():
                 if isinstance(argument.value, VariableNode):
@@ -197,11 +197,13 @@ def _flag_variables(
     return names
 
 
-def _introspects(selection_set: SelectionSetNode, fragments: dict[str, FragmentDefinitionNode], seen: set[str]) -> bool:
-    return any(
-        isinstance(one, FieldNode) and one.name.value in ("__schema", "__type")
-        for one in _selections(selection_set, fragments, seen)
-    )
+def _introspects(selections: Sequence[SelectionNode]) -> bool:
+    return any(isinstance(one, FieldNode) and one.name.value in ("__schema", "__type") for one in selections)
+
+
+def _incremental(selections: Sequence[SelectionNode]) -> bool:
+    """``@defer`` or ``@stream``: their field sets are planned per request, so they have no identity to key on."""
+    return any(directive.name.value in ("defer", "stream") for one in selections for directive in one.directives or ())
 
 
 class CompiledExecutor(StrawberryGraphQLCoreExecutionContext):
@@ -276,7 +278,7 @@ class CompiledExecutor(StrawberryGraphQLCoreExecutionContext):
         """graphql-core's ``execute_fields``, with the leaf fields the plan completes done in the loop: no path,
         resolve info or call of ``execute_field`` for them unless one fails."""
         plan = self._plan
-        if plan is None or not self._direct:
+        if plan is None or not self._direct or position_context is not None:
             return super().execute_fields(parent_type, source_value, path, grouped_field_set, position_context)
         results: dict[str, Any] = {}
         awaitable: list[str] = []
@@ -326,7 +328,7 @@ class CompiledExecutor(StrawberryGraphQLCoreExecutionContext):
         position_context: Any,
     ) -> AwaitableOrValue[Any] | UndefinedType:
         plan = self._plan
-        if plan is None:
+        if plan is None or position_context is not None:
             return super().execute_field(parent_type, source, field_details_list, path, position_context)
         field = plan.field(self, parent_type, field_details_list)
         if field is None:
