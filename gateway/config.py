@@ -114,6 +114,9 @@ class Settings:
     data_plane: str = "lean"
     """lean: the requests made while serving are signed and sent by ``gateway.dynamo.dataplane``, a quarter of the CPU;
     stock: every request goes through the aioboto3 client (tables and the offline Scan always do)."""
+    compiled_execution: bool = True
+    """Run queries and subscription events from plans compiled once per document, which give graphql-core's answers
+    for less CPU; off: graphql-core interprets every operation (``/metrics`` counts each way)."""
     fanout_url: str = ""
     """``redis://host:6379/0`` (Redis 7 or Valkey): the stream's records reach every gateway process, on every
     machine, through a channel per table there; empty: through a socket on 127.0.0.1, so one machine only."""

@@ -129,13 +129,16 @@ class Estimate:
 class Prepared:
     """A document text parsed once, with what holds for it whatever the variables: the validation rule sets it
     passed, the estimate of each of its operations that take no variables and the bound of each that takes some
-    (None: it has none), and the selections as the walk reads them (by operation name)."""
+    (None: it has none), the selections as the walk reads them (by operation name) and the compiled plans."""
 
     document: DocumentNode
     valid: set[tuple[type[ASTValidationRule], ...]]
     estimates: dict[str | None, Estimate]
     bounds: dict[str | None, Estimate | None] = dataclasses.field(default_factory=dict)
     selections: dict[str | None, Selections] = dataclasses.field(default_factory=dict)
+    plans: dict[int, Any] = dataclasses.field(default_factory=dict)
+    """What the compiled executor (``surface.compiled``) made of each operation, by the operation's node: opaque
+    here, and kept exactly as long as the document."""
 
     def selections_of(self, operation_name: str | None) -> Selections:
         """The memo of the operation's selections, shared by its requests (``Scope.selections``)."""

@@ -48,6 +48,11 @@ _LATENCY = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 REQUESTS = Counter(
     "tablegraph_graphql_requests", "GraphQL operations served, by operation name and outcome", ["operation", "outcome"]
 )
+EXECUTIONS = Counter(
+    "tablegraph_graphql_executions",
+    "GraphQL operations executed, by how: from a plan compiled once per document, or interpreted by graphql-core",
+    ["mode"],
+)
 REQUEST_SECONDS = Histogram(
     "tablegraph_graphql_request_duration_seconds", "Time to answer a /graphql request", ["operation"], buckets=_LATENCY
 )
@@ -116,6 +121,9 @@ class Observation:
         result = execution.result
         errors = result.errors if result is not None else None
         ledger = getattr(execution.context, "ledger", None)
+        executed = getattr(execution.context, "executed", None)
+        if executed is not None:
+            EXECUTIONS.labels(executed).inc()
         done = _Operation(name, self.names.label(name), _code(errors[0]) if errors else "ok", ledger)
         self.operations.append(done)
         return done

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gateway.config import Settings
 from gateway.dynamo.accounting import Ledger
@@ -43,6 +43,12 @@ class Context:
     """The feed subscriptions read; None where none are served (plain HTTP)."""
     store: Store | None = None
     """What mutations write through; None where none are served (a subscription's events)."""
+    compiled: bool = True
+    """Run queries and subscription events from plans compiled once per document (``surface.compiled``)."""
+    plans: dict[int, Any] | None = None
+    """The compiled plans of the request's document (``Prepared.plans``); None: it is not kept, so interpreted."""
+    executed: str | None = None
+    """How the operation ran, once it has: ``compiled`` or ``interpreted`` (counted in /metrics)."""
 
     @classmethod
     def of(
@@ -69,6 +75,7 @@ class Context:
             planner=planner,
             live=live,
             store=store,
+            compiled=settings.compiled_execution,
         )
 
     @property

@@ -160,6 +160,7 @@ class Limits(SchemaExtension):
                     errors = invalid.errors
                 if prepared is not None and not errors:
                     context.reader.share(prepared.selections_of(execution.operation_name))
+                    context.plans = prepared.plans
             execution.pre_execution_errors = errors
         yield
 

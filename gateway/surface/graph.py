@@ -12,6 +12,7 @@ from strawberry.schema.config import StrawberryConfig
 from gateway.config import Settings
 from gateway.design.declaration import Declaration
 from gateway.surface.builder import Builder
+from gateway.surface.compiled import CompiledExecutor
 from gateway.surface.extensions import Accounting, ErrorPolicy, GatewaySchema, Limits
 from gateway.surface.mutations import mutation_type
 from gateway.surface.roots import query_type
@@ -77,4 +78,5 @@ def _schema(builder: Builder) -> GatewaySchema:
         types=list(builder.types.values()),
         extensions=[ErrorPolicy, Limits, Accounting],
         config=StrawberryConfig(scalar_map={Date: DATE_SCALAR}),
+        execution_context_class=CompiledExecutor,
     )

@@ -29,6 +29,13 @@ def graphql_schema(schema: strawberry.Schema) -> GraphQLSchema:
     return schema._schema
 
 
+def reads_attribute(resolve: Callable[..., Any]) -> bool:
+    """Whether ``resolve`` is strawberry's resolver of a field without resolver, extension or error handler: it
+    reads the attribute and ignores its resolve info, so the compiled executor calls it without building one.
+    strawberry marks it only by its name; a renamed one is called as any resolver, with its info."""
+    return getattr(resolve, "__name__", "") == "_get_basic_result" and getattr(resolve, "_is_default", False)
+
+
 class Fields:
     """The fields of one generated class, in order; a name given twice is a modelling error, reported at start-up."""
 

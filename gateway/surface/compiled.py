@@ -1,0 +1,386 @@
+"""Compiled execution: what graphql-core works out anew for every request, kept once per operation of a document.
+
+graphql-core's executor collects the fields of every selection set per request, computes every field's arguments
+per object, builds a resolve info per field per object and completes each value by testing its type. Most of it
+depends on the document alone. ``Plan`` keeps it: the fields collected per (selection set, runtime type), with
+``@include``/``@skip`` folded in by the values of the variables they name; per field its definition, resolver,
+the arguments when they are literal, and, for a field strawberry reads as a plain attribute (and ``__typename``),
+a completion that needs no resolve info. ``CompiledExecutor`` runs the operation with the plan and leaves the rest
+of execution (lists, objects, abstract types, errors and their propagation, awaiting) to graphql-core's own code,
+so the answer is graphql-core's answer, byte for byte; ``tests/e2e/test_compiled_execution.py`` compares the two.
+
+Queries and subscription events are compiled; mutations, introspection and documents whose plan would depend on
+more than ``MAX_FLAG_VARIABLES`` variables are interpreted by graphql-core as before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from graphql import (
+    FieldNode,
+    FragmentDefinitionNode,
+    FragmentSpreadNode,
+    GraphQLField,
+    GraphQLLeafType,
+    GraphQLObjectType,
+    GraphQLOutputType,
+    InlineFragmentNode,
+    ListValueNode,
+    ObjectValueNode,
+    OperationDefinitionNode,
+    OperationType,
+    SelectionNode,
+    SelectionSetNode,
+    ValueNode,
+    VariableNode,
+    get_nullable_type,
+    is_leaf_type,
+    is_non_null_type,
+)
+from graphql.execution import Executor
+from graphql.execution.collect_fields import CollectedFields, FieldDetailsList, GroupedFieldSet
+from graphql.execution.values import get_argument_values
+from graphql.pyutils import AwaitableOrValue, Path, Undefined, UndefinedType, gather_with_cancel
+from graphql.type.introspection import TypeNameMetaFieldDef
+from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
+
+from gateway.surface.context import Context
+from gateway.surface.toolkit import reads_attribute
+
+MAX_FLAG_VARIABLES = 4
+"""Variables that ``@include``/``@skip`` may name in a compiled document: a plan keeps one collection of fields
+per combination of their values, so at most 16."""
+
+_Flags = tuple[Any, ...]
+_Resolve = Callable[..., Any]
+
+
+@dataclass(frozen=True, slots=True)
+class _Field:
+    """One field of one selection set on one object type, as the plan runs it."""
+
+    definition: GraphQLField
+    nodes: list[FieldNode]
+    resolve: _Resolve
+    arguments: dict[str, Any] | None
+    """Computed once when the field's arguments are literal; None: computed per request from its variables."""
+    leaf: GraphQLLeafType | None
+    """Set when ``resolve`` reads an attribute (or is ``__typename``) and the field is a leaf: completed here."""
+    null: str
+    """The message when a non-null leaf field resolves to null (empty for a nullable field)."""
+
+    def complete(self, result: Any) -> Any:
+        """graphql-core's ``complete_value`` for this leaf field: the same checks, in the same order."""
+        if isinstance(result, Exception):
+            raise result
+        if result is None or result is Undefined:
+            if self.null:
+                raise TypeError(self.null)
+            return None
+        assert self.leaf is not None
+        return Executor.complete_leaf_value(self.leaf, result)
+
+
+class Plan:
+    """What one operation of a kept document compiles to, filled as its requests first meet each part of it.
+
+    Shared by every request that sends the document (``execution.cost.Prepared.plans``), hence bounded with it.
+    The collections are kept with the field lists they hold, so the lists' identities, by which fields are found
+    again, stay theirs for as long as the plan lives.
+    """
+
+    def __init__(self, operation: OperationDefinitionNode, fragments: dict[str, FragmentDefinitionNode]) -> None:
+        selections = list(_selections(operation.selection_set, fragments, set()))
+        flags = sorted(_flag_variables(selections))
+        self.compiled = (
+            operation.operation in (OperationType.QUERY, OperationType.SUBSCRIPTION)
+            and len(flags) <= MAX_FLAG_VARIABLES
+            and not _introspects(selections)
+            and not _incremental(selections)
+        )
+        """False: graphql-core interprets the operation, as without a plan."""
+        self.flag_names = tuple(flags)
+        self.roots: dict[_Flags, GroupedFieldSet] = {}
+        self.subfields: dict[tuple[_Flags, str, int], tuple[FieldDetailsList, CollectedFields]] = {}
+        self.fields: dict[tuple[str, int], _Field | None] = {}
+        self.sets: dict[tuple[str, int], list[tuple[str, FieldDetailsList, _Field | None]]] = {}
+
+    def grouped(
+        self, executor: CompiledExecutor, parent_type: GraphQLObjectType, grouped_field_set: GroupedFieldSet
+    ) -> list[tuple[str, FieldDetailsList, _Field | None]]:
+        """The fields of a collected selection set, compiled, in order; kept by the set's identity."""
+        key = (parent_type.name, id(grouped_field_set))
+        found = self.sets.get(key)
+        if found is None:
+            found = self.sets[key] = [
+                (name, details, self.field(executor, parent_type, details))
+                for name, details in grouped_field_set.items()
+            ]
+        return found
+
+    def field(
+        self, executor: CompiledExecutor, parent_type: GraphQLObjectType, field_details_list: FieldDetailsList
+    ) -> _Field | None:
+        key = (parent_type.name, id(field_details_list))
+        if key not in self.fields:
+            self.fields[key] = _compile(executor, parent_type, field_details_list)
+        return self.fields[key]
+
+
+def _compile(
+    executor: CompiledExecutor, parent_type: GraphQLObjectType, field_details_list: FieldDetailsList
+) -> _Field | None:
+    first = field_details_list[0]
+    node = first.node
+    definition = executor.schema.get_field(parent_type, node.name.value)
+    if definition is None:
+        return None
+    literal = first.fragment_variable_values is None and all(_literal(one.value) for one in node.arguments or ())
+    arguments = None
+    if literal:
+        try:
+            arguments = get_argument_values(definition, node, executor.variable_values) if definition.args else {}
+        except Exception:  # raised again per request, where graphql-core reports it at its field
+            arguments = None
+    resolve = definition.resolve or executor.field_resolver
+    nullable = get_nullable_type(definition.type)
+    leaf = None
+    if is_leaf_type(nullable):
+        if definition is TypeNameMetaFieldDef:
+            name = parent_type.name
+            resolve = lambda _source, _info: name  # noqa: E731  # the type's name, known when compiled
+            leaf = nullable
+        elif reads_attribute(resolve):
+            leaf = nullable
+    null = ""
+    if is_non_null_type(definition.type):
+        null = f"Cannot return null for non-nullable field {parent_type}.{node.name.value}."
+    return _Field(definition, [one.node for one in field_details_list], resolve, arguments, leaf, null)
+
+
+def _literal(value: ValueNode) -> bool:
+    if isinstance(value, VariableNode):
+        return False
+    if isinstance(value, ListValueNode):
+        return all(_literal(one) for one in value.values)
+    if isinstance(value, ObjectValueNode):
+        return all(_literal(one.value) for one in value.fields)
+    return True
+
+
+def _selections(
+    selection_set: SelectionSetNode, fragments: dict[str, FragmentDefinitionNode], seen: set[str]
+) -> Iterable[SelectionNode]:
+    """Every selection under ``selection_set``, fragments entered once each."""
+    for selection in selection_set.selections:
+        yield selection
+        if isinstance(selection, FragmentSpreadNode):
+            name = selection.name.value
+            if name in fragments and name not in seen:
+                seen.add(name)
+                yield from _selections(fragments[name].selection_set, fragments, seen)
+        elif isinstance(selection, FieldNode | InlineFragmentNode) and selection.selection_set is not None:
+            yield from _selections(selection.selection_set, fragments, seen)
+
+
+def _flag_variables(selections: Sequence[SelectionNode]) -> set[str]:
+    """The variables ``@include``/``@skip`` name: which fields are collected depends on their values."""
+    names = set()
+    for selection in selections:
+        for directive in selection.directives or ():
+            for argument in directive.arguments or ():
+                if isinstance(argument.value, VariableNode):
+                    names.add(argument.value.name.value)
+    return names
+
+
+def _introspects(selections: Sequence[SelectionNode]) -> bool:
+    return any(isinstance(one, FieldNode) and one.name.value in ("__schema", "__type") for one in selections)
+
+
+def _incremental(selections: Sequence[SelectionNode]) -> bool:
+    """``@defer`` or ``@stream``: their field sets are planned per request, so they have no identity to key on."""
+    return any(directive.name.value in ("defer", "stream") for one in selections for directive in one.directives or ())
+
+
+class CompiledExecutor(StrawberryGraphQLCoreExecutionContext):
+    """graphql-core's executor (as strawberry runs it) that takes what it can from the operation's ``Plan``.
+
+    Without a plan (no per-document cache, compilation turned off, an operation not compiled) it is graphql-core's
+    executor unchanged; either way the request's context records which it was, for ``/metrics``.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._plan: Plan | None = None
+        self._flags: _Flags = ()
+        context = self.context_value
+        if not isinstance(context, Context):
+            return
+        context.executed = "interpreted"
+        if not context.compiled or context.plans is None:
+            return
+        key = id(self.operation)
+        plan = context.plans.get(key)
+        if plan is None:
+            plan = context.plans[key] = Plan(self.operation, self.fragment_definitions)
+        if not plan.compiled:
+            return
+        self._plan = plan
+        coerced = self.variable_values.coerced
+        self._flags = tuple(coerced.get(name) for name in plan.flag_names)
+        manager = self.middleware_manager
+        # A resolve hook of an extension wraps every resolver: the plan's direct reads would skip it.
+        self._direct = manager is None or not manager.middlewares
+        context.executed = "compiled"
+
+    def execute_collected_root_fields(
+        self,
+        root_type: GraphQLObjectType,
+        root_value: Any,
+        grouped_field_set: GroupedFieldSet,
+        serially: bool,
+        new_defer_usages: Sequence[Any],
+    ) -> AwaitableOrValue[dict[str, Any]]:
+        plan = self._plan
+        if plan is not None:
+            grouped_field_set = plan.roots.setdefault(self._flags, grouped_field_set)
+        return super().execute_collected_root_fields(
+            root_type, root_value, grouped_field_set, serially, new_defer_usages
+        )
+
+    def collect_subfields(
+        self, return_type: GraphQLObjectType, field_details_list: FieldDetailsList
+    ) -> CollectedFields:
+        plan = self._plan
+        if plan is None:
+            return super().collect_subfields(return_type, field_details_list)
+        key = (self._flags, return_type.name, id(field_details_list))
+        kept = plan.subfields.get(key)
+        if kept is None:
+            kept = plan.subfields[key] = (
+                field_details_list,
+                super().collect_subfields(return_type, field_details_list),
+            )
+        return kept[1]
+
+    def execute_fields(
+        self,
+        parent_type: GraphQLObjectType,
+        source_value: Any,
+        path: Path | None,
+        grouped_field_set: GroupedFieldSet,
+        position_context: Any,
+    ) -> AwaitableOrValue[dict[str, Any]]:
+        """graphql-core's ``execute_fields``, with the leaf fields the plan completes done in the loop: no path,
+        resolve info or call of ``execute_field`` for them unless one fails."""
+        plan = self._plan
+        if plan is None or not self._direct or position_context is not None:
+            return super().execute_fields(parent_type, source_value, path, grouped_field_set, position_context)
+        results: dict[str, Any] = {}
+        awaitable: list[str] = []
+        is_awaitable = self.is_awaitable
+        try:
+            for name, details, field in plan.grouped(self, parent_type, grouped_field_set):
+                if field is None:
+                    continue
+                if field.leaf is not None:
+                    try:
+                        results[name] = field.complete(field.resolve(source_value, None))
+                    except Exception as raw_error:
+                        field_path = Path(path, name, parent_type.name)
+                        self.handle_field_error(raw_error, field.definition.type, details, field_path)
+                        results[name] = None
+                    continue
+                result = self.execute_field(
+                    parent_type, source_value, details, Path(path, name, parent_type.name), position_context
+                )
+                if result is not Undefined:
+                    results[name] = result
+                    if is_awaitable(result):
+                        awaitable.append(name)
+        except Exception:
+            if awaitable:
+                # As graphql-core does: the awaitables other fields started may fail too, and must be settled.
+                self.settle_in_background([results[name] for name in awaitable])
+            raise
+        if not awaitable:
+            return results
+        return self._gathered(results, awaitable)
+
+    async def _gathered(self, results: dict[str, Any], awaitable: list[str]) -> dict[str, Any]:
+        if len(awaitable) == 1:
+            results[awaitable[0]] = await results[awaitable[0]]
+        else:
+            answers = await gather_with_cancel(*(results[name] for name in awaitable))
+            results.update(zip(awaitable, answers, strict=True))
+        return results
+
+    def execute_field(
+        self,
+        parent_type: GraphQLObjectType,
+        source: Any,
+        field_details_list: FieldDetailsList,
+        path: Path,
+        position_context: Any,
+    ) -> AwaitableOrValue[Any] | UndefinedType:
+        plan = self._plan
+        if plan is None or position_context is not None:
+            return super().execute_field(parent_type, source, field_details_list, path, position_context)
+        field = plan.field(self, parent_type, field_details_list)
+        if field is None:
+            return Undefined
+        return_type = field.definition.type
+        try:
+            if field.leaf is not None and self._direct:
+                return field.complete(field.resolve(source, None))
+            return self._resolved(field, parent_type, source, field_details_list, path, position_context)
+        except Exception as raw_error:
+            self.handle_field_error(raw_error, return_type, field_details_list, path)
+            return None
+
+    def _resolved(
+        self,
+        field: _Field,
+        parent_type: GraphQLObjectType,
+        source: Any,
+        field_details_list: FieldDetailsList,
+        path: Path,
+        position_context: Any,
+    ) -> AwaitableOrValue[Any]:
+        """graphql-core's ``execute_field`` past its look-ups, with the plan's arguments when they are literal."""
+        definition = field.definition
+        return_type = definition.type
+        resolve = field.resolve
+        if self.middleware_manager:
+            resolve = self.middleware_manager.get_field_resolver(resolve)
+        info = self.build_resolve_info(definition, field.nodes, parent_type, path)
+        arguments = field.arguments
+        if arguments is None:
+            first = field_details_list[0]
+            arguments = get_argument_values(
+                definition, first.node, self.variable_values, first.fragment_variable_values, self.hide_suggestions
+            )
+        result = resolve(source, info, **arguments)
+        if self.is_awaitable(result):
+            return self.complete_awaitable_value(return_type, field_details_list, info, path, result, position_context)
+        completed = self.complete_value(return_type, field_details_list, info, path, result, position_context)
+        if self.is_awaitable(completed):
+            return self._settled(completed, return_type, field_details_list, path)
+        return completed
+
+    async def _settled(
+        self,
+        completed: Awaitable[Any],
+        return_type: GraphQLOutputType,
+        field_details_list: FieldDetailsList,
+        path: Path,
+    ) -> Any:
+        try:
+            return await completed
+        except Exception as raw_error:
+            self.handle_field_error(raw_error, return_type, field_details_list, path)
+            return None

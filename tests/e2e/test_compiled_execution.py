@@ -1,0 +1,423 @@
+"""Compiled execution answers what graphql-core's interpretation answers, byte for byte, errors and paths included.
+
+Each design is served twice over one table: compiled (the default) and with ``compiled_execution`` off. Generated
+operations (aliases, nested named fragments, inline fragments on interfaces, ``__typename``, ``@include``/``@skip``
+by variables, pages, global ids good, missing, malformed and of items that do not decode) go to both, and the
+JSON of ``{data, errors}`` must be the same text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+import boto3
+import graphql.execution.executor as graphql_executor
+import pytest
+from graphql import (
+    GraphQLEnumType,
+    GraphQLInterfaceType,
+    GraphQLObjectType,
+    GraphQLSchema,
+    GraphQLUnionType,
+    get_named_type,
+    is_leaf_type,
+    is_required_argument,
+)
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gateway.design import global_ids
+from gateway.design.declaration import Declaration
+from gateway.surface.graph import build
+from gateway.surface.toolkit import graphql_schema
+from schema.business import BUSINESS
+from schema.demo import DEMO
+from schema.giant import GIANT
+from schema.library import LIBRARY
+from schema.orders import ORDERS
+from tests.support.gateway import Gateway
+from tests.support.live import PROJECTS, listening, put_project, put_workspace, socket
+
+DESIGNS = {"demo": DEMO, "orders": ORDERS, "library": LIBRARY, "business": BUSINESS, "giant": GIANT}
+
+
+@dataclass
+class Twin:
+    """One design's table served compiled and interpreted, with the global ids of its items."""
+
+    compiled: Gateway
+    interpreted: Gateway
+    schema: GraphQLSchema
+    ids: list[str]
+    broken: list[str] = field(default_factory=list)
+    """Global ids of items rewritten with plain boto3 so that their attributes are of the wrong types."""
+
+    def both(self, query: str, variables: dict[str, Any] | None = None) -> tuple[str, str]:
+        return _answer(self.compiled, query, variables), _answer(self.interpreted, query, variables)
+
+
+def _answer(gateway: Gateway, query: str, variables: dict[str, Any] | None) -> str:
+    response = gateway.http.post("/graphql", json={"query": query, "variables": variables or {}})
+    body = response.json()
+    answer = {key: body[key] for key in ("data", "errors") if key in body}
+    # A masked error quotes its request's own id: the one thing two runs of a request cannot share.
+    return re.sub(r'"requestId": "[^"]*"', '"requestId": "-"', json.dumps(answer))
+
+
+@pytest.fixture(scope="module")
+def twins(
+    served: Callable[..., Gateway], gateway_factory: Callable[..., Gateway], endpoint: str
+) -> Iterator[dict[str, Twin]]:
+    with ExitStack() as stack:
+        made = {}
+        for name, declaration in DESIGNS.items():
+            compiled = served(declaration, seeded=True)
+            interpreted = stack.enter_context(
+                gateway_factory(compiled.table, declaration=declaration, compiled_execution=False)
+            )
+            schema = graphql_schema(build(declaration).schema)
+            made[name] = Twin(compiled, interpreted, schema, _ids(declaration))
+            made[name].broken = _break(endpoint, compiled.table, declaration)
+        yield made
+
+
+def _items(declaration: Declaration) -> list[dict[str, Any]]:
+    assert declaration.seed is not None
+    return list(declaration.seed())
+
+
+def _ids(declaration: Declaration) -> list[str]:
+    """The global ids of the seed's items, in order (at most 40, of every entity)."""
+    model = declaration.model
+    out: list[str] = []
+    for item in _items(declaration):
+        recognised = model.recognise(item)
+        if recognised is not None and not recognised[0].internal:
+            out.append(global_ids.encode(*recognised))
+    by_entity: dict[str, list[str]] = {}
+    for one in out:
+        by_entity.setdefault(global_ids.decode(model, one, "id")[0].name, []).append(one)
+    return [one for ids in by_entity.values() for one in ids[:8]]
+
+
+def _break(endpoint: str, table: str, declaration: Declaration) -> list[str]:
+    """Rewrite one item of each of two entities with every plain attribute of the wrong type, as another tool
+    might; their global ids."""
+    model = declaration.model
+    resource = boto3.resource(
+        "dynamodb", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="l", aws_secret_access_key="l"
+    )
+    done: dict[str, str] = {}
+    for item in _items(declaration):
+        recognised = model.recognise(item)
+        if recognised is None or recognised[0].internal or recognised[0].name in done or len(done) == 2:
+            continue
+        entity, ids = recognised
+        bad = {
+            name: (Decimal(7) if isinstance(value, str) else "seven")
+            for name, value in item.items()
+            if name in entity.attributes
+        }
+        resource.Table(table).put_item(Item={**item, **bad})
+        done[entity.name] = global_ids.encode(entity, ids)
+    return list(done.values())
+
+
+# --- generated operations -------------------------------------------------------------------------------------
+
+
+class _Writer:
+    """Builds one operation from draws: the selection, the named fragments it spreads, the variables it declares."""
+
+    def __init__(self, draw: Callable[..., Any], schema: GraphQLSchema) -> None:
+        self.draw = draw
+        self.schema = schema
+        self.fragments: list[str] = []
+        self.counter = 0
+
+    def name(self, prefix: str) -> str:
+        self.counter += 1
+        return f"{prefix}{self.counter}"
+
+    def directive(self) -> str:
+        return self.draw(
+            st.sampled_from(
+                ["", "", "", " @include(if: $yes)", " @skip(if: $yes)", " @include(if: $no)", " @skip(if: false)"]
+            )
+        )
+
+    def selection(self, type_: Any, depth: int, abstract: bool = False) -> str:
+        """A selection set on ``type_``; under an abstract parent every field is aliased, so that fields of the same
+        name and other types on two possible types never overlap."""
+        if isinstance(type_, GraphQLInterfaceType | GraphQLUnionType):
+            return self.abstract(type_, depth)
+        assert isinstance(type_, GraphQLObjectType)
+        usable = [
+            (name, one)
+            for name, one in type_.fields.items()
+            if not any(is_required_argument(argument) for argument in one.args.values())
+            and (depth > 0 or is_leaf_type(get_named_type(one.type)))
+        ]
+        if not usable:
+            return "__typename"
+        chosen = self.draw(st.lists(st.sampled_from(usable), min_size=1, max_size=4, unique_by=lambda one: one[0]))
+        parts = []
+        if self.draw(st.booleans()):
+            parts.append("__typename")
+        for name, one in chosen:
+            parts.append(self.field(name, one, depth, abstract))
+        body = " ".join(parts)
+        if self.draw(st.integers(0, 3)) == 0:
+            fragment = self.name("F")
+            self.fragments.append(f"fragment {fragment} on {type_.name} {{ {body} }}")
+            return f"...{fragment}{self.directive()}"
+        if self.draw(st.integers(0, 4)) == 0:
+            return f"... {self.directive()} {{ {body} }}"
+        return body
+
+    def field(self, name: str, one: Any, depth: int, abstract: bool) -> str:
+        named = get_named_type(one.type)
+        arguments = []
+        if "first" in one.args:
+            first = self.draw(st.sampled_from([None, 0, 1, 2, 5]))
+            if first is not None:
+                arguments.append(f"first: {first}")
+            elif "last" in one.args and self.draw(st.booleans()):
+                arguments.append("last: 2")
+        if "order" in one.args and self.draw(st.booleans()):
+            order = get_named_type(one.args["order"].type)
+            if isinstance(order, GraphQLEnumType):
+                arguments.append(f"order: {self.draw(st.sampled_from(sorted(order.values)))}")
+        composite = not is_leaf_type(named)
+        alias = abstract or composite or self.draw(st.integers(0, 3)) == 0
+        text = (self.name("a") + ": " if alias else "") + name
+        if arguments:
+            text += "(" + ", ".join(arguments) + ")"
+        text += self.directive()
+        if composite:
+            text += " { " + self.selection(named, depth - 1) + " }"
+        return text
+
+    def abstract(self, type_: GraphQLInterfaceType | GraphQLUnionType, depth: int) -> str:
+        possible = sorted(self.schema.get_possible_types(type_), key=lambda one: one.name)
+        chosen = self.draw(st.lists(st.sampled_from(possible), min_size=1, max_size=3, unique_by=lambda one: one.name))
+        parts = ["__typename"]
+        if isinstance(type_, GraphQLInterfaceType) and "id" in type_.fields:
+            parts.append(self.name("a") + ": id")
+        for one in chosen:
+            parts.append(f"... on {one.name}{self.directive()} {{ {self.selection(one, depth, abstract=True)} }}")
+        return " ".join(parts)
+
+
+@st.composite
+def operations(draw: Callable[..., Any], twin: Twin) -> tuple[str, dict[str, Any]]:
+    writer = _Writer(draw, twin.schema)
+    node = twin.schema.get_type("Node")
+    pool = [*twin.ids, *twin.broken, "bm90OmFuOmlk", "not an id"]
+    roots = []
+    variables: dict[str, Any] = {"yes": draw(st.booleans()), "no": draw(st.booleans())}
+    for _ in range(draw(st.integers(1, 2))):
+        if draw(st.booleans()):
+            alias = writer.name("n")
+            roots.append(f"{alias}: node(id: $id){writer.directive()} {{ {writer.abstract(node, 2)} }}")  # type: ignore[arg-type]
+            variables["id"] = draw(st.sampled_from(pool))
+        else:
+            ids = draw(st.lists(st.sampled_from(pool), min_size=1, max_size=5))
+            listed = ", ".join(json.dumps(one) for one in ids)
+            roots.append(f"{writer.name('m')}: nodes(ids: [{listed}]) {{ {writer.abstract(node, 2)} }}")  # type: ignore[arg-type]
+    declared = "$yes: Boolean!, $no: Boolean!" + (", $id: ID!" if "id" in variables else "")
+    query = f"query Q({declared}) {{ {' '.join(roots)} }} " + " ".join(writer.fragments)
+    return query, variables
+
+
+@pytest.mark.parametrize("design", list(DESIGNS))
+def test_generated_operations_answer_the_same_compiled_and_interpreted(twins: dict[str, Twin], design: str) -> None:
+    twin = twins[design]
+    seen = {"data": 0, "errors": 0}
+
+    @settings(
+        max_examples=30,
+        deadline=None,
+        derandomize=True,
+        database=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
+    @given(st.data())
+    def check(data: st.DataObject) -> None:
+        query, variables = data.draw(operations(twin))
+        compiled, interpreted = twin.both(query, variables)
+        assert compiled == interpreted, query
+        answer = json.loads(compiled)
+        seen["data"] += answer.get("data") is not None
+        seen["errors"] += "errors" in answer
+
+    check()
+    # The draws reach both answers with data and answers with errors, so the comparison is not of refusals only.
+    assert seen["data"] > 10 and seen["errors"] > 0, seen
+
+
+# --- each feature by name ---------------------------------------------------------------------------------------
+
+WORKSPACE = "V29ya3NwYWNlI3dzLTE"  # the global id of Workspace ws-1
+FEATURES = {
+    "aliases": '{ a: workspace(workspaceId: "ws-1") { b: displayName c: displayName workspaceId } }',
+    "nested_named_fragments": """{ workspace(workspaceId: "ws-1") { ...W } }
+        fragment W on Workspace { ...Named projects(first: 2) { nodes { ...P } } }
+        fragment Named on Workspace { displayName }  fragment P on Project { title ...Named2 }
+        fragment Named2 on Project { projectId }""",
+    "inline_fragments_on_an_interface_and_typename": f"""{{ nodes(ids: ["{WORKSPACE}", "V29ya3NwYWNlI25vbmU"]) {{
+        __typename id ... on Workspace {{ displayName }} ... on Project {{ title status }} }} }}""",
+    "enums_and_nulls": """{ workspace(workspaceId: "ws-1") { region
+        projects(first: 5) { nodes { status createdBy } } } }""",
+    "connections_with_edges_cursors_and_page_info": """{ workspace(workspaceId: "ws-1") {
+        projects(first: 3, order: ASCENDING) { totalCount edges { cursor node { id projectId } }
+        pageInfo { hasNextPage hasPreviousPage startCursor endCursor readLimitReached } } } }""",
+    "global_ids_good_missing_and_malformed": f"""{{ good: node(id: "{WORKSPACE}") {{ id __typename }}
+        missing: node(id: "V29ya3NwYWNlI25vbmU") {{ id }} }}""",
+    "a_bad_id_argument_errors_at_its_field": f"""{{ a: node(id: "{WORKSPACE}") {{ id }}
+        b: node(id: "not an id") {{ id }} }}""",
+}
+
+
+@pytest.mark.parametrize("feature", list(FEATURES))
+def test_each_feature_answers_as_graphql_core_does(twins: dict[str, Twin], feature: str) -> None:
+    compiled, interpreted = twins["demo"].both(FEATURES[feature])
+    assert compiled == interpreted
+    assert json.loads(compiled)["data"] is not None
+
+
+def test_include_and_skip_follow_each_request_variables(twins: dict[str, Twin]) -> None:
+    """One document, one plan per combination of its flags: each request gets the fields its values keep."""
+    query = """query($a: Boolean!, $b: Boolean!) { workspace(workspaceId: "ws-1") {
+        displayName @include(if: $a) region @skip(if: $b) ... @include(if: $b) { workspaceId } } }"""
+    answers = set()
+    for a in (True, False):
+        for b in (True, False):
+            compiled, interpreted = twins["demo"].both(query, {"a": a, "b": b})
+            assert compiled == interpreted
+            answers.add(compiled)
+    assert len(answers) == 4
+
+
+def test_shapes_and_dates_answer_as_graphql_core_does(twins: dict[str, Twin]) -> None:
+    query = """query($id: ID!) { patron(patronId: $id) { name addresses { label street city state zip }
+        card { number expires interests } } }"""
+    compiled, interpreted = twins["library"].both(query, {"id": "ada"})
+    assert compiled == interpreted
+    assert json.loads(compiled)["data"]["patron"]["card"]["expires"]
+
+
+def test_an_error_in_the_middle_of_a_list_propagates_its_null_as_graphql_core_does(
+    twins: dict[str, Twin], endpoint: str
+) -> None:
+    """A project another tool wrote with a status the declaration does not know fails to serve: the error stands
+    at its path and its null goes up to the nearest nullable field, the same either way."""
+    table = twins["demo"].compiled.table
+    resource = boto3.resource(
+        "dynamodb", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="l", aws_secret_access_key="l"
+    )
+    resource.Table(table).put_item(
+        Item={"PK": "WS#ws-9", "SK": "PROJ#2026-0002", "title": "Odd", "status": "NOPE", "createdBy": "x"}
+    )
+    resource.Table(table).put_item(Item={"PK": "WS#ws-9", "SK": "PROJ#2026-0001", "title": "Fine", "status": "ACTIVE"})
+    query = """{ workspace: projects(workspaceId: "ws-9") { nodes { title status } }
+        one: project(workspaceId: "ws-9", projectId: "2026-0002") { title status } }"""
+    compiled, interpreted = twins["demo"].both(query)
+    assert compiled == interpreted
+    assert "errors" in json.loads(compiled), compiled
+
+
+def _executions(gateway: Gateway) -> dict[str, float]:
+    text = gateway.http.get("/metrics").text
+    found = re.findall(r'^tablegraph_graphql_executions_total\{mode="(\w+)"\} ([0-9.e+]+)$', text, re.MULTILINE)
+    return {mode: float(value) for mode, value in found}
+
+
+def _moved(before: dict[str, float], after: dict[str, float]) -> dict[str, float]:
+    return {mode: after[mode] - before.get(mode, 0.0) for mode in after if after[mode] != before.get(mode, 0.0)}
+
+
+def test_metrics_count_operations_executed_compiled_and_interpreted(twins: dict[str, Twin]) -> None:
+    demo = twins["demo"]
+    query = '{ workspace(workspaceId: "ws-1") { displayName } }'
+    before = _executions(demo.compiled)
+    demo.compiled.http.post("/graphql", json={"query": query})
+    demo.compiled.http.post("/graphql", json={"query": query})
+    assert _moved(before, after := _executions(demo.compiled)) == {"compiled": 2.0}
+    # Introspection is left to graphql-core, as is every operation with compilation off.
+    demo.compiled.http.post("/graphql", json={"query": "{ __schema { queryType { name } } }"})
+    assert _moved(after, after_introspection := _executions(demo.compiled)) == {"interpreted": 1.0}
+    demo.interpreted.http.post("/graphql", json={"query": query})
+    assert _moved(after_introspection, _executions(demo.interpreted)) == {"interpreted": 1.0}
+
+
+def test_a_document_is_compiled_by_its_first_request_only(
+    twins: dict[str, Twin], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A spy around graphql-core's collection of subfields: the compiled gateway collects a document's nested
+    selections for its first request and never again; interpreted, every request collects them anew."""
+    collected = {"count": 0}
+    real = graphql_executor.collect_subfields
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        collected["count"] += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(graphql_executor, "collect_subfields", spy)
+    query = '{ workspace(workspaceId: "ws-2") { displayName projects(first: 4) { nodes { title } } } }'
+    counts = {}
+    for name, gateway in (("compiled", twins["demo"].compiled), ("interpreted", twins["demo"].interpreted)):
+        for request in ("first", "second"):
+            collected["count"] = 0
+            body = gateway.http.post("/graphql", json={"query": query}).json()
+            assert body["data"]["workspace"]["projects"]["nodes"]
+            counts[name, request] = collected["count"]
+    assert counts["compiled", "first"] == counts["interpreted", "first"] > 0
+    assert counts["compiled", "second"] == 0
+    assert counts["interpreted", "second"] == counts["interpreted", "first"]
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+async def test_subscription_events_run_from_the_compiled_plan(
+    gateway_factory: Callable[..., Gateway],
+    fresh_table: str,
+    dynamodb: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    compiled: bool,
+) -> None:
+    """Each event is the subscription's selection executed over the changed item: compiled, the first event
+    collects its nested selections and the ones after it reuse the plan; interpreted, every event collects them."""
+    collected: list[int] = []
+    real = graphql_executor.collect_subfields
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        collected.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(graphql_executor, "collect_subfields", spy)
+    with gateway_factory(fresh_table, compiled_execution=compiled) as streaming:
+        put_workspace(dynamodb, fresh_table, "ws-1")
+        async with socket(streaming) as client:
+            await client.subscribe(PROJECTS, ws="ws-1")
+            await listening(streaming)
+            counts = []
+            events = []
+            for title in ("First", "Second", "Third"):
+                start = len(collected)
+                put_project(dynamodb, fresh_table, "ws-1", "p-1", title)
+                events.append(await client.event())
+                counts.append(len(collected) - start)
+    assert [(event["kind"], event["node"]["title"]) for event in events] == [
+        ("CREATED", "First"),
+        ("UPDATED", "Second"),
+        ("UPDATED", "Third"),
+    ]
+    assert {event["node"]["workspace"]["displayName"] for event in events} == {"Space ws-1"}
+    assert counts[0] > 0, counts
+    assert counts[1:] == ([0, 0] if compiled else [counts[0], counts[0]]), counts
