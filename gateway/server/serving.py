@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+
+from gateway.config import Settings
 
 CLOSE_TIMEOUT = 10.0
 """Seconds a WebSocket connection may outlive its application: the closing handshake, then what is still unsent."""
@@ -35,3 +38,12 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
         super().shutdown()
         if self._dropping is not None:
             self.transport.abort()  # the server is stopping: nothing left to wait for
+
+
+def websocket_options(settings: Settings) -> dict[str, Any]:
+    """uvicorn's options for the gateway's WebSockets: our protocol, and compression only when the settings ask.
+
+    uvicorn negotiates permessage-deflate by default, which keeps a compressor and a decompressor per connection:
+    most of what an idle subscriber costs (docs/subscriptions.md).
+    """
+    return {"ws": WebSocketProtocol, "ws_per_message_deflate": settings.ws_compression}
