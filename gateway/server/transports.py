@@ -20,7 +20,6 @@ import signal
 import threading
 import time
 import uuid
-from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Mapping
 from dataclasses import dataclass
 from types import FrameType
@@ -121,8 +120,12 @@ class _Outbox:
         self._websocket = websocket
         self._limit = limit
         self._timeout = timeout
-        self._queue: deque[dict[str, Any] | str] = deque()
-        self._ready = asyncio.Event()
+        # A list, not a deque: an empty deque holds a block of 64 slots (760 bytes) all its life; the queue is
+        # bounded by ``limit``, so taking from the front of a list costs little.
+        self._queue: list[dict[str, Any] | str] = []
+        self._ready: asyncio.Future[None] | None = None
+        """What the writer waits for while the queue is empty: a future made then, rather than an event held for
+        ever (its waiters' deque is most of an idle connection's outbox)."""
         self._closing = False
         # A future, not an event: the connection waits for it besides its tasks, without a task of its own.
         self.fell_behind: asyncio.Future[None] = asyncio.get_running_loop().create_future()
@@ -136,13 +139,17 @@ class _Outbox:
             self._behind()
         else:
             self._queue.append(message)
-        self._ready.set()
+        self._wake()
 
     def last(self, messages: list[dict[str, Any]]) -> None:
         """Send ``messages`` after what is queued, whatever the limit, and nothing after them."""
         self._queue.extend(messages)
         self._closing = True
-        self._ready.set()
+        self._wake()
+
+    def _wake(self) -> None:
+        if self._ready is not None and not self._ready.done():
+            self._ready.set_result(None)
 
     def _behind(self) -> None:
         if not self.fell_behind.done():
@@ -152,7 +159,7 @@ class _Outbox:
         loop = asyncio.get_running_loop()
         while True:
             while self._queue:
-                message = self._queue.popleft()
+                message = self._queue.pop(0)
                 text = message if isinstance(message, str) else encode(message).decode()
                 stalled = loop.call_later(self._timeout, self._behind)
                 try:
@@ -161,8 +168,11 @@ class _Outbox:
                     stalled.cancel()
             if self._closing:
                 return
-            self._ready.clear()
-            await self._ready.wait()
+            self._ready = loop.create_future()
+            try:
+                await self._ready
+            finally:
+                self._ready = None
 
 
 class LiveEndpoint:
@@ -280,47 +290,71 @@ class LiveEndpoint:
         principal: Principal,
         expires: float | None,
     ) -> None:
-        limit = self._settings.ws_max_operations
         while True:
             try:
                 message = await self._message(websocket)
             except _OperationRefused as refused:
                 outbox.put({"id": refused.op_id, "type": "error", "payload": [refused.refused.formatted()]})
                 continue
-            kind = message.get("type")
-            if kind == "ping":
-                outbox.put({"type": "pong"})
-            elif kind == "pong":
-                continue
-            elif kind == "subscribe" and isinstance(message.get("id"), str) and is_text(message["id"]):
-                op_id = message["id"]
-                if op_id in operations:
-                    raise _Close(4409, f"Subscriber for {op_id} already exists")
-                try:
-                    operation = self._checked(message.get("payload"), None)
-                except Rejected as refused:
-                    outbox.put({"id": op_id, "type": "error", "payload": [refused.formatted()]})
-                    continue
-                if len(operations) >= limit:
-                    busy = Rejected(429, f"a connection runs at most {limit} operations at once", "TOO_MANY_OPERATIONS")
-                    outbox.put({"id": op_id, "type": "error", "payload": [busy.formatted()]})
-                    continue
-                state = websocket.app.state
-                if operation.subscription:
-                    work = self._subscribe(state, op_id, operation, principal, expires, outbox, operations)
-                else:
-                    work = self._operation(state, op_id, operation, principal, expires, outbox)
-                task = operations[op_id] = asyncio.create_task(work)
-                # A finished operation lets go of everything it held at once, whether or not the client completes it.
-                task.add_done_callback(functools.partial(_forget, operations, op_id))
-            elif kind == "complete" and isinstance(message.get("id"), str):
-                ended = operations.pop(message["id"], None)
-                if ended is not None:
-                    ended.cancel()
-            elif kind == "connection_init":
-                raise _Close(4429, "Too many initialisation requests")
-            else:
-                raise _Close(4400, "Invalid message")
+            self._received(websocket, message, outbox, operations, principal, expires)
+            del message  # an idle connection holds nothing of the last message it was sent (a document, variables)
+
+    def _received(
+        self,
+        websocket: WebSocket,
+        message: dict[str, Any],
+        outbox: _Outbox,
+        operations: dict[str, _Held],
+        principal: Principal,
+        expires: float | None,
+    ) -> None:
+        """Act on one message after ``connection_init``."""
+        kind = message.get("type")
+        if kind == "ping":
+            outbox.put({"type": "pong"})
+        elif kind == "pong":
+            return
+        elif kind == "subscribe" and isinstance(message.get("id"), str) and is_text(message["id"]):
+            self._start(websocket, message["id"], message.get("payload"), outbox, operations, principal, expires)
+        elif kind == "complete" and isinstance(message.get("id"), str):
+            ended = operations.pop(message["id"], None)
+            if ended is not None:
+                ended.cancel()
+        elif kind == "connection_init":
+            raise _Close(4429, "Too many initialisation requests")
+        else:
+            raise _Close(4400, "Invalid message")
+
+    def _start(
+        self,
+        websocket: WebSocket,
+        op_id: str,
+        payload: Any,
+        outbox: _Outbox,
+        operations: dict[str, _Held],
+        principal: Principal,
+        expires: float | None,
+    ) -> None:
+        if op_id in operations:
+            raise _Close(4409, f"Subscriber for {op_id} already exists")
+        try:
+            operation = self._checked(payload, None)
+        except Rejected as refused:
+            outbox.put({"id": op_id, "type": "error", "payload": [refused.formatted()]})
+            return
+        limit = self._settings.ws_max_operations
+        if len(operations) >= limit:
+            busy = Rejected(429, f"a connection runs at most {limit} operations at once", "TOO_MANY_OPERATIONS")
+            outbox.put({"id": op_id, "type": "error", "payload": [busy.formatted()]})
+            return
+        state = websocket.app.state
+        if operation.subscription:
+            work = self._subscribe(state, op_id, operation, principal, expires, outbox, operations)
+        else:
+            work = self._operation(state, op_id, operation, principal, expires, outbox)
+        task = operations[op_id] = asyncio.create_task(work)
+        # A finished operation lets go of everything it held at once, whether or not the client completes it.
+        task.add_done_callback(functools.partial(_forget, operations, op_id))
 
     async def _message(self, websocket: WebSocket) -> dict[str, Any]:
         """The next message as a JSON object within the limits; closes the socket with 4400 (4413 when too large)
