@@ -97,6 +97,10 @@ class Settings:
     """Messages a WebSocket client may leave unread; past that it is sent FELL_BEHIND and closed (code 1008)."""
     ws_send_timeout: float = 30.0
     """Seconds one message to a WebSocket client may take to send before the client counts as fallen behind."""
+    ws_compression: bool = False
+    """Negotiate permessage-deflate with WebSocket clients that offer it: a third to a tenth of the bytes for
+    subscription events, for about 40 KiB more per connection (a compressor and a decompressor each) and CPU per
+    frame sent; off, every idle subscriber costs a fraction of that (docs/subscriptions.md)."""
     max_batch: int = 0
     """Operations one POST may carry as a JSON array; 0 turns batching off."""
     persisted_queries: str = "apq"

@@ -2,9 +2,10 @@
 
 Subscribers share a run when their key is equal: the document, its operation name and variables, and the standing
 of their guard (equal standings permit and hide the same items, so none receives what another may not see). The
-first subscriber's operation runs; every subscriber receives its results, each into a mailbox of its own, and writes
-its own frames. A run is open to others only once its watch is held and only if it started without a position:
-a resumed subscription replays what it missed, which no later subscriber may share.
+first subscriber's operation runs; every subscriber receives its results, each into a mailbox of its own (read by a
+task of its subscription) or, given a :class:`Sink`, written straight through (a socket's subscription: an idle one
+holds no task), and writes its own frames. A run is open to others only once its watch is held and only if it
+started without a position: a resumed subscription replays what it missed, which no later subscriber may share.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Hashable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from typing import Protocol
 
 from gateway.live.fanout import Change, Mailbox, Watch
 
@@ -35,16 +37,45 @@ class Result:
     """The change it resolves; None for an error, which every subscriber receives."""
 
 
+class Sink(Protocol):
+    """Where a subscriber's results are written as they come, rather than queued until a task of its own reads them:
+    a task each would cost several KiB per idle subscriber, and a wake-up per subscriber per change."""
+
+    def deliver(self, result: Result) -> None:
+        """One result; a final one ends the subscription."""
+
+    def end(self, error: Exception | None) -> None:
+        """The run ended (None: it completed) or failed with ``error``, or this subscriber did (it fell behind, its
+        credentials expired)."""
+
+
 class Subscriber(Mailbox[Result]):
     """One subscriber of a run: what reaches it, as if it ran alone from the moment it joined."""
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, sink: Sink | None = None) -> None:
+        if sink is None:
+            super().__init__()  # a mailbox (a deque and an event, 1.5 KiB): only one read by a task needs it
         self.joined = time.monotonic()
+        self._sink = sink
 
     def offer(self, result: Result) -> None:
         if result.change is None or result.change.reaches(self.joined):
-            self.put(result)
+            if self._sink is None:
+                self.put(result)
+            else:
+                self._sink.deliver(result)
+
+    def close(self) -> None:
+        if self._sink is None:
+            super().close()
+        else:
+            self._sink.end(None)
+
+    def fail(self, error: Exception) -> None:
+        if self._sink is None:
+            super().fail(error)
+        else:
+            self._sink.end(error)
 
 
 class Run:
@@ -60,6 +91,7 @@ class Run:
         self.settled = asyncio.Event()
         """Set once it is open, or will never be."""
         self._task: asyncio.Task[None] | None = None
+        self._ending = False
 
     def start(self, results: AsyncIterator[Result]) -> None:
         self._task = asyncio.create_task(self._pump(results))
@@ -77,19 +109,26 @@ class Run:
         """The operation is about to resolve ``change``: its next result is that change's."""
         self._resolving = change
 
-    def join(self) -> Subscriber:
-        subscriber = Subscriber()
+    def join(self, sink: Sink | None = None) -> Subscriber:
+        subscriber = Subscriber(sink)
         self.members.add(subscriber)
         return subscriber
 
     async def leave(self, subscriber: Subscriber) -> None:
-        """Let go of ``subscriber``; the last one to leave stops the run."""
+        """Let go of ``subscriber``; the last one to leave stops the run, and is back once it has stopped."""
+        stopping = self.drop(subscriber)
+        if stopping is not None:
+            await asyncio.gather(stopping, return_exceptions=True)
+
+    def drop(self, subscriber: Subscriber) -> asyncio.Task[None] | None:
+        """Let go of ``subscriber`` at once; the last one to leave cancels the run: its task, to await if need be."""
         self.members.discard(subscriber)
-        if self.members or self._task is None:
-            return
+        # The run's own task ends itself: a subscriber that a final result ends leaves while it is delivered.
+        if self.members or self._task is None or self._ending or self._task is asyncio.current_task():
+            return None
         self._close()
         self._task.cancel()
-        await asyncio.gather(self._task, return_exceptions=True)
+        return self._task
 
     async def _pump(self, results: AsyncIterator[Result]) -> None:
         try:
@@ -100,17 +139,20 @@ class Run:
                     dataclasses.replace(result, change=self._resolving) if self.open and not result.final else result
                 )
                 self._resolving = None
-                for subscriber in self.members:
+                # A copy: a sink whose subscription this result ends leaves the run while it is delivered.
+                for subscriber in tuple(self.members):
                     subscriber.offer(shared)
                 if result.final:
                     break
         except Exception as error:  # each subscriber reports it, as its own run would have
             self._close()
-            for subscriber in self.members:
+            self._ending = True
+            for subscriber in tuple(self.members):
                 subscriber.fail(error)
             return
         self._close()
-        for subscriber in self.members:
+        self._ending = True
+        for subscriber in tuple(self.members):
             subscriber.close()
 
     def _close(self) -> None:
@@ -132,13 +174,24 @@ class Shares:
 
         Subscribers that arrive together wait for the first one's run to hold its watch, then join it if it is open.
         """
-        while (run := self._runs.get(key)) is not None and not run.open:
-            await run.settled.wait()
-        if run is None:
-            run = self._runs[key] = Run(key, self._runs)
-            run.start(start(run))
+        run = await self._run(key, start)
         subscriber = run.join()
         try:
             yield subscriber
         finally:
             await run.leave(subscriber)
+
+    async def attach(
+        self, key: Key, start: Callable[[Run], AsyncIterator[Result]], sink: Sink
+    ) -> tuple[Run, Subscriber]:
+        """As :meth:`join`, for a subscriber whose results go to ``sink``: it leaves with ``run.drop(subscriber)``."""
+        run = await self._run(key, start)
+        return run, run.join(sink)
+
+    async def _run(self, key: Key, start: Callable[[Run], AsyncIterator[Result]]) -> Run:
+        while (run := self._runs.get(key)) is not None and not run.open:
+            await run.settled.wait()
+        if run is None:
+            run = self._runs[key] = Run(key, self._runs)
+            run.start(start(run))
+        return run

@@ -301,7 +301,7 @@ def _serve(settings: Settings, declaration: Declaration) -> None:
 
     from gateway.server.app import create_app
     from gateway.server.auth import Authenticator
-    from gateway.server.serving import WebSocketProtocol
+    from gateway.server.serving import websocket_options
 
     if settings.demo and not (settings.jwt_issuer or settings.jwt_secret or settings.api_keys):
         # The demo path opens the gateway explicitly; nothing else defaults to open.
@@ -337,7 +337,7 @@ def _serve(settings: Settings, declaration: Declaration) -> None:
                     host=settings.host,
                     port=settings.port,
                     log_level=settings.log_level.lower(),
-                    ws=WebSocketProtocol,
+                    **websocket_options(settings),
                 )
             else:
                 # Workers are new processes that import the app by name: settings travel in the environment,
@@ -350,7 +350,7 @@ def _serve(settings: Settings, declaration: Declaration) -> None:
                     host=settings.host,
                     port=settings.port,
                     log_level=settings.log_level.lower(),
-                    ws=WebSocketProtocol,
+                    **websocket_options(settings),
                 )
         finally:
             for sig, handler in previous.items():

@@ -20,8 +20,7 @@ import signal
 import threading
 import time
 import uuid
-from collections import deque
-from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Mapping
 from dataclasses import dataclass
 from types import FrameType
 from typing import Any
@@ -46,7 +45,7 @@ from gateway.execution.cost import Planner
 from gateway.execution.cursors import CursorCodec
 from gateway.execution.guard import Guard, Principal
 from gateway.live.fanout import Feed
-from gateway.live.shares import Result, Run, Shares
+from gateway.live.shares import Key, Result, Run, Shares, Subscriber
 from gateway.server.auth import AUTHORIZATION_HEADER
 from gateway.server.frontdoor import (
     FrontDoor,
@@ -105,12 +104,8 @@ class _Operation:
     """Whether it is a subscription: only subscriptions share a run."""
 
 
-async def _until(event: asyncio.Event) -> None:
-    await event.wait()
-
-
-def _forget(operations: dict[str, asyncio.Task[None]], op_id: str, task: asyncio.Task[None]) -> None:
-    if operations.get(op_id) is task:
+def _forget(operations: dict[str, _Held], op_id: str, held: _Held) -> None:
+    if operations.get(op_id) is held:
         del operations[op_id]
 
 
@@ -125,10 +120,15 @@ class _Outbox:
         self._websocket = websocket
         self._limit = limit
         self._timeout = timeout
-        self._queue: deque[dict[str, Any] | str] = deque()
-        self._ready = asyncio.Event()
+        # A list, not a deque: an empty deque holds a block of 64 slots (760 bytes) all its life; the queue is
+        # bounded by ``limit``, so taking from the front of a list costs little.
+        self._queue: list[dict[str, Any] | str] = []
+        self._ready: asyncio.Future[None] | None = None
+        """What the writer waits for while the queue is empty: a future made then, rather than an event held for
+        ever (its waiters' deque is most of an idle connection's outbox)."""
         self._closing = False
-        self.fell_behind = asyncio.Event()
+        # A future, not an event: the connection waits for it besides its tasks, without a task of its own.
+        self.fell_behind: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
     def put(self, message: dict[str, Any] | str) -> None:
         """Queue ``message``, or a frame already serialised (around a payload shared by many subscribers)."""
@@ -136,32 +136,43 @@ class _Outbox:
             return
         if len(self._queue) >= self._limit:
             self._closing = True
-            self.fell_behind.set()
+            self._behind()
         else:
             self._queue.append(message)
-        self._ready.set()
+        self._wake()
 
     def last(self, messages: list[dict[str, Any]]) -> None:
         """Send ``messages`` after what is queued, whatever the limit, and nothing after them."""
         self._queue.extend(messages)
         self._closing = True
-        self._ready.set()
+        self._wake()
+
+    def _wake(self) -> None:
+        if self._ready is not None and not self._ready.done():
+            self._ready.set_result(None)
+
+    def _behind(self) -> None:
+        if not self.fell_behind.done():
+            self.fell_behind.set_result(None)
 
     async def run(self) -> None:
         loop = asyncio.get_running_loop()
         while True:
             while self._queue:
-                message = self._queue.popleft()
+                message = self._queue.pop(0)
                 text = message if isinstance(message, str) else encode(message).decode()
-                stalled = loop.call_later(self._timeout, self.fell_behind.set)
+                stalled = loop.call_later(self._timeout, self._behind)
                 try:
                     await self._websocket.send_text(text)
                 finally:
                     stalled.cancel()
             if self._closing:
                 return
-            self._ready.clear()
-            await self._ready.wait()
+            self._ready = loop.create_future()
+            try:
+                await self._ready
+            finally:
+                self._ready = None
 
 
 class LiveEndpoint:
@@ -222,17 +233,17 @@ class LiveEndpoint:
         expires = _expiry(headers)
         outbox = _Outbox(websocket, self._settings.ws_max_queued, self._settings.ws_send_timeout)
         outbox.put({"type": "connection_ack"})
-        operations: dict[str, asyncio.Task[None]] = {}
+        operations: dict[str, _Held] = {}
         writing = asyncio.create_task(outbox.run())
         reading = asyncio.create_task(self._read(websocket, outbox, operations, principal, expires))
-        behind = asyncio.create_task(_until(outbox.fell_behind))
+        behind = outbox.fell_behind
         try:
             await asyncio.wait({writing, reading, behind}, return_when=asyncio.FIRST_COMPLETED)
-            if outbox.fell_behind.is_set():
+            if behind.done():
                 reading.cancel()
                 ended = list(operations)
-                for task in list(operations.values()):
-                    task.cancel()
+                for held in list(operations.values()):
+                    held.cancel()
                 behind_ = FellBehind("the client did not read what was sent in time; connect again")
                 outbox.last(
                     [{"id": op_id, "type": "error", "payload": [_errors(behind_)["errors"][0]]} for op_id in ended]
@@ -248,9 +259,11 @@ class LiveEndpoint:
                 if task.done():
                     task.result()  # a _Close or a disconnect
         finally:
-            for task in (reading, writing, behind, *operations.values()):
-                task.cancel()
-            await asyncio.gather(reading, writing, behind, *operations.values(), return_exceptions=True)
+            stopping = [held.cancel() for held in list(operations.values())]
+            for waited in (reading, writing, behind):
+                waited.cancel()
+            runs = [task for task in stopping if isinstance(task, asyncio.Task)]
+            await asyncio.gather(reading, writing, behind, *runs, return_exceptions=True)
 
     async def _init(self, websocket: WebSocket) -> dict[str, Any]:
         """The ``connection_init`` message; pings before it are answered, anything else closes the socket."""
@@ -273,47 +286,75 @@ class LiveEndpoint:
         self,
         websocket: WebSocket,
         outbox: _Outbox,
-        operations: dict[str, asyncio.Task[None]],
+        operations: dict[str, _Held],
         principal: Principal,
         expires: float | None,
     ) -> None:
-        limit = self._settings.ws_max_operations
         while True:
             try:
                 message = await self._message(websocket)
             except _OperationRefused as refused:
                 outbox.put({"id": refused.op_id, "type": "error", "payload": [refused.refused.formatted()]})
                 continue
-            kind = message.get("type")
-            if kind == "ping":
-                outbox.put({"type": "pong"})
-            elif kind == "pong":
-                continue
-            elif kind == "subscribe" and isinstance(message.get("id"), str) and is_text(message["id"]):
-                op_id = message["id"]
-                if op_id in operations:
-                    raise _Close(4409, f"Subscriber for {op_id} already exists")
-                try:
-                    operation = self._checked(message.get("payload"), None)
-                except Rejected as refused:
-                    outbox.put({"id": op_id, "type": "error", "payload": [refused.formatted()]})
-                    continue
-                if len(operations) >= limit:
-                    busy = Rejected(429, f"a connection runs at most {limit} operations at once", "TOO_MANY_OPERATIONS")
-                    outbox.put({"id": op_id, "type": "error", "payload": [busy.formatted()]})
-                    continue
-                work = self._operation(websocket.app.state, op_id, operation, principal, expires, outbox)
-                task = operations[op_id] = asyncio.create_task(work)
-                # A finished operation lets go of everything it held at once, whether or not the client completes it.
-                task.add_done_callback(functools.partial(_forget, operations, op_id))
-            elif kind == "complete" and isinstance(message.get("id"), str):
-                ended = operations.pop(message["id"], None)
-                if ended is not None:
-                    ended.cancel()
-            elif kind == "connection_init":
-                raise _Close(4429, "Too many initialisation requests")
-            else:
-                raise _Close(4400, "Invalid message")
+            self._received(websocket, message, outbox, operations, principal, expires)
+            del message  # an idle connection holds nothing of the last message it was sent (a document, variables)
+
+    def _received(
+        self,
+        websocket: WebSocket,
+        message: dict[str, Any],
+        outbox: _Outbox,
+        operations: dict[str, _Held],
+        principal: Principal,
+        expires: float | None,
+    ) -> None:
+        """Act on one message after ``connection_init``."""
+        kind = message.get("type")
+        if kind == "ping":
+            outbox.put({"type": "pong"})
+        elif kind == "pong":
+            return
+        elif kind == "subscribe" and isinstance(message.get("id"), str) and is_text(message["id"]):
+            self._start(websocket, message["id"], message.get("payload"), outbox, operations, principal, expires)
+        elif kind == "complete" and isinstance(message.get("id"), str):
+            ended = operations.pop(message["id"], None)
+            if ended is not None:
+                ended.cancel()
+        elif kind == "connection_init":
+            raise _Close(4429, "Too many initialisation requests")
+        else:
+            raise _Close(4400, "Invalid message")
+
+    def _start(
+        self,
+        websocket: WebSocket,
+        op_id: str,
+        payload: Any,
+        outbox: _Outbox,
+        operations: dict[str, _Held],
+        principal: Principal,
+        expires: float | None,
+    ) -> None:
+        if op_id in operations:
+            raise _Close(4409, f"Subscriber for {op_id} already exists")
+        try:
+            operation = self._checked(payload, None)
+        except Rejected as refused:
+            outbox.put({"id": op_id, "type": "error", "payload": [refused.formatted()]})
+            return
+        limit = self._settings.ws_max_operations
+        if len(operations) >= limit:
+            busy = Rejected(429, f"a connection runs at most {limit} operations at once", "TOO_MANY_OPERATIONS")
+            outbox.put({"id": op_id, "type": "error", "payload": [busy.formatted()]})
+            return
+        state = websocket.app.state
+        if operation.subscription:
+            work = self._subscribe(state, op_id, operation, principal, expires, outbox, operations)
+        else:
+            work = self._operation(state, op_id, operation, principal, expires, outbox)
+        task = operations[op_id] = asyncio.create_task(work)
+        # A finished operation lets go of everything it held at once, whether or not the client completes it.
+        task.add_done_callback(functools.partial(_forget, operations, op_id))
 
     async def _message(self, websocket: WebSocket) -> dict[str, Any]:
         """The next message as a JSON object within the limits; closes the socket with 4400 (4413 when too large)
@@ -370,6 +411,30 @@ class LiveEndpoint:
                 return
             outbox.put(frame("next", result.payload))
         outbox.put({"id": op_id, "type": "complete"})
+
+    async def _subscribe(
+        self,
+        state: Any,
+        op_id: str,
+        operation: _Operation,
+        principal: Principal,
+        expires: float | None,
+        outbox: _Outbox,
+        operations: dict[str, _Held],
+    ) -> None:
+        """Join the run of a subscription, then stand aside: its results go to the outbox as they come, and the
+        operation is held by its :class:`_Delivery` (no task) until it ends or the client completes it."""
+        frames = _Frames(op_id)
+        if expires is not None and expires <= time.time():
+            outbox.put(frames("error", _final(_errors(Unauthenticated("the credentials expired"))).errors))
+            return
+        guard = Guard(state.store.model, self._tenancy, principal)
+        delivery = _Delivery(frames, outbox, functools.partial(_forget, operations, op_id))
+        run, subscriber = await self._shares.attach(
+            _share_key(operation, guard), functools.partial(self._run, state, operation, guard), delivery
+        )
+        delivery.hold(run, subscriber, expires)
+        operations[op_id] = delivery
 
     # --- server-sent events -------------------------------------------------------------------------------
 
@@ -431,16 +496,8 @@ class LiveEndpoint:
                 async for result in _until_expiry(alone, expires):
                     yield result
             return
-        params = operation.params
-        key = (
-            operation.query,
-            params.operation_name,
-            encode(params.variables),
-            encode(params.extensions),
-            operation.allowed,
-            guard.standing(),
-        )
-        async with self._shares.join(key, functools.partial(self._run, state, operation, guard)) as subscriber:
+        start = functools.partial(self._run, state, operation, guard)
+        async with self._shares.join(_share_key(operation, guard), start) as subscriber:
             # A timer rather than a timeout per result: an idle subscriber holds no task of its own.
             expiring = None
             if expires is not None:
@@ -492,6 +549,79 @@ class LiveEndpoint:
             await results.aclose()
 
 
+def _share_key(operation: _Operation, guard: Guard) -> Key:
+    """What subscribers must have in common to share a run: the operation as sent, and their guard's standing."""
+    params = operation.params
+    return (
+        operation.query,
+        params.operation_name,
+        encode(params.variables),
+        encode(params.extensions),
+        operation.allowed,
+        guard.standing(),
+    )
+
+
+class _Delivery:
+    """A socket's subscription once it has joined its run: each result is framed and queued on the connection's
+    outbox as the run delivers it. An idle subscription is this object and its place in the run, no task: a task
+    each cost several KiB per subscriber and a wake-up per subscriber per change.
+
+    The outbox bounds what the client leaves unread (past it the connection is cut off with ``FELL_BEHIND``), so no
+    mailbox of its own is needed."""
+
+    __slots__ = ("_expiring", "_forget", "_frames", "_outbox", "_run", "_subscriber")
+
+    def __init__(self, frames: _Frames, outbox: _Outbox, forget: Callable[[_Held], None]) -> None:
+        self._frames = frames
+        self._outbox = outbox
+        self._forget = forget
+        self._run: Run | None = None
+        self._subscriber: Subscriber | None = None
+        self._expiring: asyncio.TimerHandle | None = None
+
+    def hold(self, run: Run, subscriber: Subscriber, expires: float | None) -> None:
+        """It has joined ``run`` as ``subscriber``; when the caller's credentials expire, it ends."""
+        self._run, self._subscriber = run, subscriber
+        if expires is not None:
+            expired = Unauthenticated("the credentials expired")
+            self._expiring = asyncio.get_running_loop().call_later(expires - time.time(), self.end, expired)
+
+    def deliver(self, result: Result) -> None:
+        if result.final:
+            self._outbox.put(self._frames("error", result.errors))
+            self.cancel()
+        else:
+            self._outbox.put(self._frames("next", result.payload))
+
+    def end(self, error: Exception | None) -> None:
+        if error is None:
+            self._outbox.put(self._frames.complete())
+        elif isinstance(error, GatewayError):  # this subscriber's own (its credentials), or the feed's
+            self._outbox.put(self._frames("error", _final(_errors(error)).errors))
+        else:
+            log.error("unexpected error in a shared subscription", exc_info=error)
+            internal = GraphQLError("Internal error", extensions={"code": "INTERNAL"}).formatted
+            self._outbox.put(self._frames("error", encode([internal]).decode()))
+        self.cancel()
+
+    def cancel(self) -> asyncio.Task[None] | None:
+        """Leave the run (the client completed the operation, or the connection ended): nothing more is sent for it.
+        The run's task when this was its last subscriber, to await."""
+        self._forget(self)
+        if self._expiring is not None:
+            self._expiring.cancel()
+            self._expiring = None
+        run, subscriber, self._run, self._subscriber = self._run, self._subscriber, None, None
+        if run is None or subscriber is None:
+            return None
+        return run.drop(subscriber)
+
+
+_Held = asyncio.Task[None] | _Delivery
+"""What holds a socket's operation: the task running it, or the delivery of a subscription that joined its run."""
+
+
 async def _until_expiry(results: AsyncIterator[Result], expires: float | None) -> AsyncIterator[Result]:
     """``results`` until the final one, or an error when the caller's credentials expire first."""
     pending: asyncio.Task[Result | None] | None = None
@@ -524,6 +654,9 @@ class _Frames:
 
     def __call__(self, kind: str, payload: str) -> str:
         return self._head + kind + '","payload":' + payload + "}"
+
+    def complete(self) -> str:
+        return self._head + 'complete"}'
 
 
 def _final(body: dict[str, Any]) -> Result:

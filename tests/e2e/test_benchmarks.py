@@ -277,3 +277,10 @@ def test_live_benchmark_reports_shared_and_distinct_fan_out_with_its_targets(
     assert re.search(r"^\| 3 \| distinct \| 1 " + figures, printed, re.MULTILINE)
     assert "target CPU ≤ 100 µs per change per subscriber, shared selections: " in printed
     assert "target memory ≤ 20 KiB per idle subscriber: " in printed
+    assert "permessage-deflate: off (offered by the clients, declined)." in printed
+    assert re.search(r"^  - 3 shared: CPU -?[\d.]+, memory -?[\d.]+$", printed, re.MULTILINE)
+    assert re.search(r"^  - 3 distinct: memory -?[\d.]+$", printed, re.MULTILINE)
+    bandwidth = re.search(r"one subscriber's 2 events: ([\d,]+) bytes as text, ([\d,]+) bytes with", printed)
+    assert bandwidth is not None
+    text, deflated = (int(one.replace(",", "")) for one in bandwidth.groups())
+    assert 0 < deflated < text  # two events of one selection: the second deflates against the first

@@ -3,6 +3,8 @@ never do."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
@@ -125,3 +127,53 @@ async def test_two_tenants_with_one_document_never_share(
     assert seen_by_alice["payload"]["data"]["nodeChanged"]["node"] == {"title": "Alice's"}
     assert seen_by_bob["id"] == "2"  # alice's ticket never reached bob, though their subscriptions were equal
     assert seen_by_bob["payload"]["data"]["nodeChanged"]["node"] == {"title": "Bob's"}
+
+
+def _tasks(gateway: Gateway) -> int:
+    """The tasks alive in the gateway's event loop, counted in that loop."""
+
+    async def count() -> int:
+        return len(asyncio.all_tasks())
+
+    loop = next(iter(gateway.server.server_state.connections)).loop
+    return asyncio.run_coroutine_threadsafe(count(), loop).result(timeout=10)
+
+
+async def test_an_idle_subscription_holds_no_task_of_its_own(
+    streaming: Gateway, dynamodb: Any, fresh_table: str
+) -> None:
+    put_workspace(dynamodb, fresh_table, "ws-1")
+    async with socket(streaming) as client:
+        await client.subscribe(PROJECTS, op_id="op-0", ws="ws-1")
+        await listening(streaming, watches=1)
+        one = _tasks(streaming)
+        for n in range(1, 21):
+            await client.subscribe(PROJECTS, op_id=f"op-{n}", ws="ws-1")
+        await listening(streaming, watches=21)
+        assert _tasks(streaming) == one  # twenty more subscriptions of the run, not one task more
+        put_project(dynamodb, fresh_table, "ws-1", "p-1", "First")
+        received = [await client.receive() for _ in range(21)]
+        for n in range(1, 21):
+            await client.connection.send(json.dumps({"id": f"op-{n}", "type": "complete"}))
+        put_project(dynamodb, fresh_table, "ws-1", "p-2", "Second")
+        after_complete = await client.receive()
+        assert streaming.app.state.feed.subscribers() == 1
+    assert sorted(message["id"] for message in received) == sorted(f"op-{n}" for n in range(21))
+    assert {message["payload"]["data"]["workspaceProjectsChanged"]["node"]["title"] for message in received} == {
+        "First"
+    }
+    assert after_complete["id"] == "op-0"  # the completed ones were sent nothing more
+    assert after_complete["payload"]["data"]["workspaceProjectsChanged"]["node"]["title"] == "Second"
+
+
+@pytest.mark.parametrize("compression", [False, True])
+async def test_compression_is_negotiated_only_when_the_settings_ask(
+    gateway_factory: Callable[..., Gateway], fresh_table: str, compression: bool
+) -> None:
+    with gateway_factory(fresh_table, ws_compression=compression) as gateway:
+        async with socket(gateway) as client:  # the client offers permessage-deflate, as browsers do
+            await client.connection.send(json.dumps({"type": "ping"}))
+            pong = await client.receive()
+            extensions = [type(one).__name__ for one in client.connection.protocol.extensions]
+    assert pong == {"type": "pong"}
+    assert extensions == (["PerMessageDeflate"] if compression else [])

@@ -15,7 +15,7 @@ import uvicorn
 from gateway.config import Settings
 from gateway.dynamo.store import Store
 from gateway.server.app import ACCOUNTING_HEADER, create_app
-from gateway.server.serving import WebSocketProtocol
+from gateway.server.serving import WebSocketProtocol, websocket_options
 
 
 class Gateway:
@@ -25,7 +25,9 @@ class Gateway:
         self.app = create_app(settings, **app_options)
         self.table = settings.table
         self.server = uvicorn.Server(
-            uvicorn.Config(self.app, host="127.0.0.1", port=0, log_level="warning", lifespan="on", ws=WebSocketProtocol)
+            uvicorn.Config(
+                self.app, host="127.0.0.1", port=0, log_level="warning", lifespan="on", **websocket_options(settings)
+            )
         )
         self.sent: Counter[str] = Counter()
         self._thread = threading.Thread(target=self.server.run, daemon=True)
