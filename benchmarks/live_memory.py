@@ -71,19 +71,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 def _measure(count: int, compression: bool, top: int) -> None:
     with ExitStack() as stack:
-        engine = stack.enter_context(DynamoDBLocal())
-        table = f"memory-{uuid.uuid4().hex[:8]}"
-        dynamodb = boto3.client(
-            "dynamodb",
-            endpoint_url=engine.endpoint_url,
-            region_name="us-east-1",
-            aws_access_key_id="local",
-            aws_secret_access_key="local",
-        )
-        dynamodb.create_table(TableName=table, **table_definition(MODEL))
-        settings = Settings(
-            endpoint_url=engine.endpoint_url, table=table, auth_open=True, ws_compression=compression, log_level="ERROR"
-        )
+        _, _, settings = _engine(stack, compression)
         app, url, _ = stack.enter_context(_served(settings))
         feed: Feed = app.state.feed
         mode = "on" if compression else "off"
@@ -97,22 +85,28 @@ def _measure(count: int, compression: bool, top: int) -> None:
             _command(clients, "close")
 
 
+def _engine(stack: ExitStack, compression: bool) -> tuple[Any, str, Settings]:
+    """A DynamoDB Local for the run (stopped with ``stack``), a fresh demo table on it, and the gateway's settings."""
+    engine = stack.enter_context(DynamoDBLocal())
+    table = f"live-{uuid.uuid4().hex[:8]}"
+    dynamodb = boto3.client(
+        "dynamodb",
+        endpoint_url=engine.endpoint_url,
+        region_name="us-east-1",
+        aws_access_key_id="local",
+        aws_secret_access_key="local",
+    )
+    dynamodb.create_table(TableName=table, **table_definition(MODEL))
+    settings = Settings(
+        endpoint_url=engine.endpoint_url, table=table, auth_open=True, ws_compression=compression, log_level="ERROR"
+    )
+    return dynamodb, table, settings
+
+
 def _profile(count: int, compression: bool, changes: int, top: int) -> None:
     """Where the gateway's time goes while ``changes`` writes reach ``count`` subscribers of one selection."""
     with ExitStack() as stack:
-        engine = stack.enter_context(DynamoDBLocal())
-        table = f"profile-{uuid.uuid4().hex[:8]}"
-        dynamodb = boto3.client(
-            "dynamodb",
-            endpoint_url=engine.endpoint_url,
-            region_name="us-east-1",
-            aws_access_key_id="local",
-            aws_secret_access_key="local",
-        )
-        dynamodb.create_table(TableName=table, **table_definition(MODEL))
-        settings = Settings(
-            endpoint_url=engine.endpoint_url, table=table, auth_open=True, ws_compression=compression, log_level="ERROR"
-        )
+        dynamodb, table, settings = _engine(stack, compression)
         app, url, server = stack.enter_context(_served(settings, traced=False))
         feed: Feed = app.state.feed
         clients = stack.enter_context(_children(url))

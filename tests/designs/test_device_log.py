@@ -13,13 +13,12 @@ import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import boto3
 import pytest
 
 from gateway import Entity, KeyShape, Model
 from tests.support import device_log
 from tests.support.device_log import DEVICE_LOG, DEVICE_LOGS, LOG_MODEL
-from tests.support.gateway import Gateway
+from tests.support.gateway import Gateway, answered, explained, fill
 from tests.support.mutations import mutate
 
 ITEMS = device_log.items()
@@ -67,28 +66,10 @@ def _create(dynamodb: Any, name: str) -> None:
 def logs(dynamodb: Any, endpoint: str, gateway_factory: Callable[..., Gateway]) -> Iterator[tuple[Gateway, str]]:
     name = f"devicelog-{uuid.uuid4().hex[:8]}"
     _create(dynamodb, name)
-    resource: Any = boto3.resource(
-        "dynamodb", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="l", aws_secret_access_key="l"
-    )
-    with resource.Table(name).batch_writer() as batch:
-        for item in ITEMS:
-            batch.put_item(Item=item)
+    fill(endpoint, name, ITEMS)
     with gateway_factory(name, declaration=DEVICE_LOGS) as running:
         yield running, name
     dynamodb.delete_table(TableName=name)
-
-
-def _ask(gateway: Gateway, query: str) -> tuple[Any, tuple[int, int]]:
-    body = gateway.query(query)
-    assert "errors" not in body, body["errors"]
-    accounted = body["extensions"]["dynamodb"]
-    return body["data"], (accounted["calls"], accounted["rounds"])
-
-
-def _explained(gateway: Gateway, query: str) -> tuple[int, int]:
-    explain = gateway.http.post("/graphql", json={"query": query}, headers={"X-Tablegraph-Explain": "1"})
-    planned = explain.json()["extensions"]["explain"]
-    return planned["calls"], planned["rounds"]
 
 
 LOG = "nodes { deviceId state date }"
@@ -199,10 +180,10 @@ def test_each_access_pattern_answers_as_the_fixture_says_in_the_fewest_requests(
     logs: tuple[Gateway, str], query: str, expected: Any, cost: tuple[int, int]
 ) -> None:
     gateway, _ = logs
-    data, spent = _ask(gateway, query)
+    data, spent = answered(gateway, query)
     assert data == expected
     assert spent == cost
-    assert _explained(gateway, query) == cost
+    assert explained(gateway, query) == cost
 
 
 def test_a_day_without_its_state_is_refused_before_any_request(logs: tuple[Gateway, str]) -> None:
@@ -226,7 +207,7 @@ def test_a_day_of_a_state_pages_both_ways_within_the_range(logs: tuple[Gateway, 
     after = None
     while True:
         page = field + ", first: 1" + ("" if after is None else ", after: " + json.dumps(after)) + ")"
-        data, spent = _ask(gateway, "{ " + page + " { nodes { date } pageInfo { hasNextPage endCursor } } }")
+        data, spent = answered(gateway, "{ " + page + " { nodes { date } pageInfo { hasNextPage endCursor } } }")
         connection = data["supervisorEscalations"]
         seen += [one["date"] for one in connection["nodes"]]
         assert spent == (1, 1)
@@ -234,16 +215,16 @@ def test_a_day_of_a_state_pages_both_ways_within_the_range(logs: tuple[Gateway, 
             break
         after = connection["pageInfo"]["endCursor"]
     assert seen == on_the_day
-    data, _ = _ask(gateway, "{ " + field + ", last: 1) { nodes { date } } }")
+    data, _ = answered(gateway, "{ " + field + ", last: 1) { nodes { date } } }")
     assert data["supervisorEscalations"]["nodes"] == [{"date": on_the_day[-1]}]
 
 
 def test_every_log_is_found_again_by_its_global_id(logs: tuple[Gateway, str]) -> None:
     gateway, _ = logs
-    data, _ = _ask(gateway, '{ logsOfDevice(deviceId: "11223") { nodes { id state date } } }')
+    data, _ = answered(gateway, '{ logsOfDevice(deviceId: "11223") { nodes { id state date } } }')
     found = data["logsOfDevice"]["nodes"]
     ids = [one["id"] for one in found]
-    again, cost = _ask(gateway, "{ nodes(ids: " + json.dumps(ids) + ") { id ... on DeviceLog { state date } } }")
+    again, cost = answered(gateway, "{ nodes(ids: " + json.dumps(ids) + ") { id ... on DeviceLog { state date } } }")
     assert again["nodes"] == found
     assert cost == (1, 1)
 
@@ -262,7 +243,7 @@ def test_regression_a_log_never_escalated_is_still_a_log(logs: tuple[Gateway, st
     # so every pattern but 3 and 4 answered nothing without an error.
     gateway, _ = logs
     query = '{ deviceLog(deviceId: "12345", state: "WARNING1", date: "2020-04-24T14:40:00") { operator escalatedTo } }'
-    data, spent = _ask(gateway, query)
+    data, spent = answered(gateway, query)
     assert data == {"deviceLog": {"operator": "Liz", "escalatedTo": None}}
     assert spent == (1, 1)
 
@@ -308,7 +289,7 @@ def test_a_created_log_is_in_the_indexes_its_input_keys(served: Callable[..., Ga
         "Date": "2020-04-27T16:15:00",
         "EscalatedTo": "Sara",
     }
-    data, _ = _ask(
+    data, _ = answered(
         gateway,
         '{ operatorLogs(operator: "Sue") { nodes { date } } supervisorEscalations(supervisor: "Sara",'
         ' state: "WARNING4") { nodes { date } } logsOfDevice(deviceId: "777") { nodes { date operator } } }',
@@ -335,7 +316,7 @@ def test_a_log_created_without_an_operator_holds_its_date_and_is_in_no_index(
     _write(gateway, "createDeviceLog", {"deviceId": "778", "state": "WARNING2", "date": "2020-04-29T10:00:00"})
     stored = _stored(dynamodb, gateway.table, "d#778", "WARNING2#2020-04-29T10:00:00")
     assert (stored["State"], stored["Date"], "Operator" in stored) == ("WARNING2", "2020-04-29T10:00:00", False)
-    data, spent = _ask(gateway, '{ logsOfDevice(deviceId: "778") { nodes { state date operator } } }')
+    data, spent = answered(gateway, '{ logsOfDevice(deviceId: "778") { nodes { state date operator } } }')
     assert data == {"logsOfDevice": {"nodes": [{"state": "WARNING2", "date": "2020-04-29T10:00:00", "operator": None}]}}
     assert spent == (1, 1)
 
@@ -346,13 +327,13 @@ def test_escalating_a_log_moves_it_into_the_supervisors_index(served: Callable[.
     log = {"deviceId": "779", "state": "WARNING4", "date": "2020-04-27T16:10:00"}
     created = _write(gateway, "createDeviceLog", log | {"operator": "Sue"})
     _write(gateway, "updateDeviceLog", log | {"escalatedTo": "Sara", "expectedVersion": created["version"]})
-    data, _ = _ask(gateway, '{ supervisorEscalations(supervisor: "Sara") { nodes { deviceId } } }')
+    data, _ = answered(gateway, '{ supervisorEscalations(supervisor: "Sara") { nodes { deviceId } } }')
     assert data == {"supervisorEscalations": {"nodes": [{"deviceId": "779"}]}}
     # Taken back: out of GSI2 without its EscalatedTo; the State#Date it shares with the table stays.
     _write(gateway, "updateDeviceLog", log | {"escalatedTo": None, "expectedVersion": created["version"] + 1})
-    data, _ = _ask(gateway, '{ supervisorEscalations(supervisor: "Sara") { nodes { deviceId } } }')
+    data, _ = answered(gateway, '{ supervisorEscalations(supervisor: "Sara") { nodes { deviceId } } }')
     assert data == {"supervisorEscalations": {"nodes": []}}
-    data, _ = _ask(gateway, '{ logsOfDevice(deviceId: "779") { nodes { state date operator escalatedTo } } }')
+    data, _ = answered(gateway, '{ logsOfDevice(deviceId: "779") { nodes { state date operator escalatedTo } } }')
     assert data["logsOfDevice"]["nodes"] == [
         {"state": "WARNING4", "date": "2020-04-27T16:10:00", "operator": "Sue", "escalatedTo": None}
     ]
