@@ -1072,24 +1072,28 @@ def _validate(model: Model) -> frozenset[Entity]:
     for entity in model.entities:
         if isinstance(entity.minted, Numbering):
             _validate_numbering(model, entity, entity.minted)
-    taken = {lower_camel(entity.name) for entity in model.entities}
-    taken |= {f"{name}s" for name in taken} | {"node", "nodes"}
+    # Each root field's name, and what has it: a refusal names the owner.
+    taken = {lower_camel(entity.name): f"{entity.name}'s root field" for entity in model.entities}
+    taken |= {f"{lower_camel(entity.name)}s": f"{entity.name}'s list by ids" for entity in model.entities}
+    taken |= {"node": "the global id field", "nodes": "the global ids field"}
     for lookup in model.lookups:
         _validate_lookup(model, lookup, taken)
-        taken.add(lookup.name)
+        taken[lookup.name] = f"the lookup {lookup.name}"
     for collection in model.collections:
         if collection.root is not None:
             _validate_root(collection, collection.root, taken)
-            taken.add(collection.root)
+            taken[collection.root] = f"{collection.name}'s root connection"
     return frozenset(shared)
 
 
-def _validate_root(collection: Collection, name: str, taken: set[str]) -> None:
+def _validate_root(collection: Collection, name: str, taken: Mapping[str, str]) -> None:
     """A root connection has a root field name of its own, and lists served entities."""
-    if not name.isidentifier() or name in taken:
+    if not name.isidentifier():
+        raise ValueError(f"{collection.name}: its root field {name!r} is no GraphQL name: give root= a name of its own")
+    if name in taken:
         raise ValueError(
-            f"{collection.name}: its root field {name!r} is taken by another root field (an entity's, a lookup's or"
-            " another collection's) or is no GraphQL name: give root= a name of its own"
+            f"{collection.name}: its root field {name!r} is taken by another root field ({taken[name]}): give root= a"
+            " name of its own"
         )
     arguments = RANGE_CLASHES | {graphql_name(one) for one in (*collection.levels, collection.range) if one}
     clashes = sorted(graphql_name(one) for one in collection.parent.id_fields if graphql_name(one) in arguments)
@@ -1106,7 +1110,7 @@ def _validate_root(collection: Collection, name: str, taken: set[str]) -> None:
         )
 
 
-def _validate_lookup(model: Model, lookup: Lookup, taken: set[str]) -> None:
+def _validate_lookup(model: Model, lookup: Lookup, taken: Mapping[str, str]) -> None:
     """A lookup reads one index key, formatted whole from its arguments, of an entity that has keys there."""
     entity, where = lookup.entity, f"lookup {lookup.name!r}"
     if entity not in model.entities or entity.internal:

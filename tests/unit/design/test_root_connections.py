@@ -36,24 +36,29 @@ def test_a_root_connection_is_found_by_its_root_field_name() -> None:
 
 
 @pytest.mark.parametrize(
-    ("roots", "lookups", "taken"),
+    ("roots", "lookups", "taken", "owner"),
     [
-        (("warehouse",), (), "warehouse"),
-        (("warehouses",), (), "warehouses"),
-        (("node",), (), "node"),
-        (("shipmentById",), (Lookup("shipmentById", SHIPMENT, "GSI1"),), "shipmentById"),
-        (("listed", "listed"), (), "listed"),
-        (("two words",), (), "two words"),
+        (("warehouse",), (), "warehouse", "Warehouse's root field"),
+        (("warehouses",), (), "warehouses", "Warehouse's list by ids"),
+        (("node",), (), "node", "the global id field"),
+        (("shipmentById",), (Lookup("shipmentById", SHIPMENT, "GSI1"),), "shipmentById", "the lookup shipmentById"),
+        (("listed", "listed"), (), "listed", "Warehouse.shipments's root connection"),
     ],
 )
-def test_a_root_name_taken_by_another_root_field_is_refused_naming_the_collection_and_the_fix(
-    roots: tuple[str, ...], lookups: tuple[Lookup, ...], taken: str
+def test_a_root_name_taken_by_another_root_field_is_refused_naming_what_has_it_and_the_fix(
+    roots: tuple[str, ...], lookups: tuple[Lookup, ...], taken: str, owner: str
 ) -> None:
     message = (
-        rf"^Warehouse\.shipments1?: its root field {re.escape(repr(taken))} is taken .* give root= a name of its own"
+        rf"^Warehouse\.shipments1?: its root field {re.escape(repr(taken))} is taken by another root field"
+        rf" \({re.escape(owner)}\): give root= a name of its own"
     )
     with pytest.raises(ValueError, match=message):
         _model(*roots, lookups=lookups)
+
+
+def test_a_root_name_that_is_no_graphql_name_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"^Warehouse\.shipments: its root field 'two words' is no GraphQL name"):
+        _model("two words")
 
 
 def test_a_root_connection_of_an_internal_parent_is_refused() -> None:
