@@ -122,13 +122,21 @@ class Pool:
         self._ssl = ssl.create_default_context(cafile=cafile) if secure else None
         self._slots = asyncio.Semaphore(limit)
         self._idle: list[_Connection] = []
+        self._busy: set[_Connection] = set()
+        self._closed = False
         self._connect_timeout = connect_timeout
         self._read_timeout = read_timeout
 
     async def send(self, request: bytes) -> Answer:
         """The answer to ``request``, a complete HTTP/1.1 request (head and body)."""
         async with self._slots:
+            if self._closed:
+                raise Unreachable(f"no connection to {self._host}:{self._port}: the gateway is shutting down")
             connection = self._reuse() or await self._connect()
+            if self._closed:  # closed while connecting
+                connection.close()
+                raise Unreachable(f"no connection to {self._host}:{self._port}: the gateway is shutting down")
+            self._busy.add(connection)
             try:
                 async with asyncio.timeout(self._read_timeout):
                     answer = await connection.send(request)
@@ -138,15 +146,22 @@ class Pool:
             except BaseException:
                 connection.close()
                 raise
-            if connection.reusable and connection.open:
+            finally:
+                self._busy.discard(connection)
+            if connection.reusable and connection.open and not self._closed:
                 self._idle.append(connection)
             else:
                 connection.close()
             return answer
 
     def close(self) -> None:
+        """Close every connection, those answering too (their requests fail): none outlives the pool, nor its event
+        loop. A request sent afterwards is refused without connecting."""
+        self._closed = True
         while self._idle:
             self._idle.pop().close()
+        for connection in list(self._busy):
+            connection.close()
 
     def _reuse(self) -> _Connection | None:
         while self._idle:

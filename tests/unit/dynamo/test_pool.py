@@ -1,0 +1,50 @@
+"""The pool's connections never outlive it: closing it closes those answering too, and nothing connects after."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from gateway.dynamo.pool import Pool, Unreachable
+
+REQUEST = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n"
+ANSWER = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive\r\n\r\nok"
+
+
+async def test_closing_the_pool_closes_a_connection_waiting_for_its_answer_and_refuses_later_sends() -> None:
+    connections = 0
+    held = asyncio.Event()  # the second request arrived and is left unanswered
+    closed = asyncio.Event()  # the client closed the connection it was on
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal connections
+        connections += 1
+        try:
+            await reader.readuntil(b"\r\n\r\n")
+            writer.write(ANSWER)
+            await writer.drain()
+            await reader.readuntil(b"\r\n\r\n")
+            held.set()
+            if await reader.read() == b"":
+                closed.set()
+        finally:
+            writer.close()
+
+    server = await asyncio.start_server(serve, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    pool = Pool(f"http://127.0.0.1:{port}", limit=4, connect_timeout=5, read_timeout=30)
+    try:
+        assert (await pool.send(REQUEST)).status == 200
+        waiting = asyncio.ensure_future(pool.send(REQUEST))  # on the same, kept-alive connection
+        await asyncio.wait_for(held.wait(), 5)
+        pool.close()
+        with pytest.raises(OSError):
+            await waiting
+        await asyncio.wait_for(closed.wait(), 5)
+        with pytest.raises(Unreachable, match="shutting down"):
+            await pool.send(REQUEST)
+        assert connections == 1  # nothing connected after the close
+    finally:
+        server.close()
+        await server.wait_closed()
