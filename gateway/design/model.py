@@ -843,17 +843,14 @@ class Model:
     ) -> dict[str, str] | None:
         """``ids_of`` for an item already recognised as ``found``."""
         if found is None or found[0] is not entity:
-            table = self.index(None)
-            log.warning(
-                "skipping an item of unexpected shape where %s was expected: %s=%r %s=%r",
-                entity.name,
-                table.pk,
-                item.get(table.pk),
-                table.sk,
-                item.get(table.sk),
-            )
+            self.skipped(item, f"of unexpected shape where {entity.name} was expected")
             return None
         return found[1]
+
+    def skipped(self, item: Item, why: str) -> None:
+        """Log an item left out of an answer (never served as another entity), by its table key."""
+        table = self.index(None)
+        log.warning("skipping an item %s: %s=%r %s=%r", why, table.pk, item.get(table.pk), table.sk, item.get(table.sk))
 
     def parent_sorts_with_members(self, collection: Collection, ascending: bool | None = None) -> bool:
         """Whether one Query, read ``ascending`` (the collection's declared order when None), returns the parent and

@@ -549,15 +549,7 @@ def _member_of(
         return collection.entity, model.expected_ids(collection.entity, item, found)
     if found is not None and found[0] in collection.members:
         return found[0], found[1]
-    table = model.index(None)
-    log.warning(
-        "skipping an item of none of %s's kinds: %s=%r %s=%r",
-        collection.name,
-        table.pk,
-        item.get(table.pk),
-        table.sk,
-        item.get(table.sk),
-    )
+    model.skipped(item, f"of none of {collection.name}'s kinds")
     return collection.members[0], None
 
 

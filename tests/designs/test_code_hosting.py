@@ -17,7 +17,7 @@ import pytest
 
 from tests.support import code_hosting
 from tests.support.code_hosting import HOSTING
-from tests.support.gateway import Gateway, answered, explained, fill
+from tests.support.gateway import Gateway, answered, assert_pattern, explained, fill
 from tests.support.mutations import mutate
 
 ITEMS = code_hosting.items()
@@ -307,10 +307,7 @@ def test_each_read_pattern_answers_as_the_fixture_says_in_the_fewest_requests(
     hosting: tuple[Gateway, str], query: str, expected: Any, cost: tuple[int, int]
 ) -> None:
     gateway, _ = hosting
-    data, spent = answered(gateway, query)
-    assert data == expected
-    assert spent == cost
-    assert explained(gateway, query) == cost
+    assert_pattern(gateway, query, expected, cost)
 
 
 def test_the_estimate_of_a_link_through_a_variant_id_bounds_what_the_data_reads(hosting: tuple[Gateway, str]) -> None:

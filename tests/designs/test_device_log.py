@@ -18,7 +18,7 @@ import pytest
 from gateway import Entity, KeyShape, Model
 from tests.support import device_log
 from tests.support.device_log import DEVICE_LOG, DEVICE_LOGS, LOG_MODEL
-from tests.support.gateway import Gateway, answered, explained, fill
+from tests.support.gateway import Gateway, answered, assert_pattern, fill
 from tests.support.mutations import mutate
 
 ITEMS = device_log.items()
@@ -180,10 +180,7 @@ def test_each_access_pattern_answers_as_the_fixture_says_in_the_fewest_requests(
     logs: tuple[Gateway, str], query: str, expected: Any, cost: tuple[int, int]
 ) -> None:
     gateway, _ = logs
-    data, spent = answered(gateway, query)
-    assert data == expected
-    assert spent == cost
-    assert explained(gateway, query) == cost
+    assert_pattern(gateway, query, expected, cost)
 
 
 def test_a_day_without_its_state_is_refused_before_any_request(logs: tuple[Gateway, str]) -> None:

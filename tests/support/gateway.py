@@ -108,3 +108,11 @@ def fill(endpoint: str, table: str, items: Iterable[Mapping[str, Any]]) -> None:
     with resource.Table(table).batch_writer() as batch:
         for item in items:
             batch.put_item(Item=dict(item))
+
+
+def assert_pattern(gateway: Gateway, query: str, expected: Any, cost: tuple[int, int]) -> None:
+    """An access pattern answers ``expected`` at ``cost`` (calls, rounds) on the wire, and explain plans that cost."""
+    data, spent = answered(gateway, query)
+    assert data == expected
+    assert spent == cost
+    assert explained(gateway, query) == cost
