@@ -4,10 +4,12 @@ graphql-core's executor collects the fields of every selection set per request, 
 per object, builds a resolve info per field per object and completes each value by testing its type. Most of it
 depends on the document alone. ``Plan`` keeps it: the fields collected per (selection set, runtime type), with
 ``@include``/``@skip`` folded in by the values of the variables they name; per field its definition, resolver,
-the arguments when they are literal, and, for a field strawberry reads as a plain attribute (and ``__typename``),
-a completion that needs no resolve info. ``CompiledExecutor`` runs the operation with the plan and leaves the rest
-of execution (lists, objects, abstract types, errors and their propagation, awaiting) to graphql-core's own code,
-so the answer is graphql-core's answer, byte for byte; ``tests/e2e/test_compiled_execution.py`` compares the two.
+the arguments when they are literal, for a leaf strawberry reads as a plain attribute (and ``__typename``) the
+attribute and a completion that needs no resolve info, and for a resolver without arguments a direct call.
+``CompiledExecutor`` runs the operation with the plan: objects go straight to their kept fields and lists
+straight to their items' completion; abstract types, leaves with resolvers, errors and their propagation and
+awaiting are graphql-core's own code, called as it calls it. The answer is graphql-core's answer, byte for byte;
+``tests/e2e/test_compiled_execution.py`` compares the two.
 
 Queries and subscription events are compiled; mutations, introspection and documents whose plan would depend on
 more than ``MAX_FLAG_VARIABLES`` variables are interpreted by graphql-core as before.
@@ -24,9 +26,14 @@ from graphql import (
     FragmentDefinitionNode,
     FragmentSpreadNode,
     GraphQLField,
+    GraphQLID,
     GraphQLLeafType,
+    GraphQLList,
+    GraphQLNonNull,
     GraphQLObjectType,
     GraphQLOutputType,
+    GraphQLResolveInfo,
+    GraphQLString,
     InlineFragmentNode,
     ListValueNode,
     ObjectValueNode,
@@ -46,6 +53,7 @@ from graphql.execution.values import get_argument_values
 from graphql.pyutils import AwaitableOrValue, Path, Undefined, UndefinedType, gather_with_cancel
 from graphql.type.introspection import TypeNameMetaFieldDef
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
+from strawberry.schema.schema_converter import GraphQLCoreConverter
 
 from gateway.surface.context import Context
 from gateway.surface.toolkit import reads_attribute
@@ -56,6 +64,9 @@ per combination of their values, so at most 16."""
 
 _Flags = tuple[Any, ...]
 _Resolve = Callable[..., Any]
+
+STRAWBERRY_DEFINITION = GraphQLCoreConverter.DEFINITION_BACKREF
+"""Where strawberry keeps, on a graphql-core field, the strawberry field it was made from."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,9 +82,23 @@ class _Field:
     """Set when ``resolve`` reads an attribute (or is ``__typename``) and the field is a leaf: completed here."""
     null: str
     """The message when a non-null leaf field resolves to null (empty for a nullable field)."""
+    attribute: str | None
+    """The attribute strawberry's resolver would read (``getattr`` with no resolver of its own): read directly."""
+    text: bool
+    """A ``String`` or ``ID`` leaf: a ``str`` completes to itself, as graphql-core's coercion returns it."""
+    call: _Resolve | None
+    """For a field whose resolver takes no arguments: the resolver called as strawberry calls it, without its
+    per-call wrapping (argument conversion, extension chain); None where that wrapping could do anything."""
+
+    def read(self, source: Any) -> Any:
+        """The field's value on ``source``, for a leaf completed here: no resolve info is needed."""
+        attribute = self.attribute
+        return getattr(source, attribute) if attribute is not None else self.resolve(source, None)
 
     def complete(self, result: Any) -> Any:
         """graphql-core's ``complete_value`` for this leaf field: the same checks, in the same order."""
+        if self.text and type(result) is str:  # neither an exception nor null, and coerced to itself
+            return result
         if isinstance(result, Exception):
             raise result
         if result is None or result is Undefined:
@@ -158,7 +183,73 @@ def _compile(
     null = ""
     if is_non_null_type(definition.type):
         null = f"Cannot return null for non-nullable field {parent_type}.{node.name.value}."
-    return _Field(definition, [one.node for one in field_details_list], resolve, arguments, leaf, null)
+    attribute = _attribute(definition, resolve) if leaf is not None else None
+    text = leaf is not None and leaf.name in _TEXT and leaf.coerce_output_value is _TEXT[leaf.name]
+    nodes = [one.node for one in field_details_list]
+    call = _plain_call(definition, resolve) if leaf is None else None
+    return _Field(definition, nodes, resolve, arguments, leaf, null, attribute, text, call)
+
+
+_TEXT = {"String": GraphQLString.coerce_output_value, "ID": GraphQLID.coerce_output_value}
+"""The leaf types whose coercion returns a ``str`` as it is (graphql-core's own, not a scalar of the same name)."""
+
+
+def _attribute(definition: GraphQLField, resolve: _Resolve) -> str | None:
+    """The attribute name strawberry's resolver for a field without resolver reads with ``getattr``, or None
+    where it would do anything else (a resolver of its own, another default resolver)."""
+    if not reads_attribute(resolve):
+        return None
+    field = (definition.extensions or {}).get(STRAWBERRY_DEFINITION)
+    if field is None or field.base_resolver is not None or field.default_resolver is not getattr:
+        return None
+    name = field.python_name
+    return name if isinstance(name, str) else None
+
+
+def _plain_call(definition: GraphQLField, resolve: _Resolve) -> _Resolve | None:
+    """strawberry's resolver of a field without arguments, field extensions or exception handlers, as a call of
+    its function with what strawberry's ``get_arguments`` would pass: the source as ``root`` and strawberry's info.
+
+    strawberry's wrapper (``_resolver``/``_async_resolver``) converts no argument then, runs no extension and
+    handles no exception; what it still does, building its info and calling through two layers, is done here in
+    one. Anything else (``self`` or ``parent`` parameters, a wrapper of another shape) keeps strawberry's call.
+    """
+    field = (definition.extensions or {}).get(STRAWBERRY_DEFINITION)
+    if field is None or definition.args or field.arguments or field.extensions:
+        return None
+    resolver = field.base_resolver
+    if resolver is None or resolver.self_parameter is not None or resolver.parent_parameter is not None:
+        return None
+    if getattr(resolve, "__name__", "") not in ("_resolver", "_async_resolver"):
+        return None
+    if _free(resolve, "field_exception_handlers") != ():
+        return None
+    make_info = _free(resolve, "_strawberry_info_from_graphql")
+    if not callable(make_info):
+        return None
+    function = resolver.wrapped_func
+    root = resolver.root_parameter.name if resolver.root_parameter is not None else None
+    info_name = resolver.info_parameter.name if resolver.info_parameter is not None else None
+
+    def call(source: Any, info: GraphQLResolveInfo[Any]) -> Any:
+        passed: dict[str, Any] = {}
+        if root is not None:
+            passed[root] = source
+        if info_name is not None:
+            passed[info_name] = make_info(info)
+        return function(**passed)
+
+    return call
+
+
+def _free(function: Any, name: str) -> Any:
+    """The value of the free variable ``name`` of a closure, or None: how strawberry's per-field wrapper keeps
+    what it was built with (it exposes it no other way)."""
+    code = getattr(function, "__code__", None)
+    closure = getattr(function, "__closure__", None)
+    if code is None or closure is None or name not in code.co_freevars:
+        return None
+    return closure[code.co_freevars.index(name)].cell_contents
 
 
 def _literal(value: ValueNode) -> bool:
@@ -289,7 +380,7 @@ class CompiledExecutor(StrawberryGraphQLCoreExecutionContext):
                     continue
                 if field.leaf is not None:
                     try:
-                        results[name] = field.complete(field.resolve(source_value, None))
+                        results[name] = field.complete(field.read(source_value))
                     except Exception as raw_error:
                         field_path = Path(path, name, parent_type.name)
                         self.handle_field_error(raw_error, field.definition.type, details, field_path)
@@ -336,7 +427,7 @@ class CompiledExecutor(StrawberryGraphQLCoreExecutionContext):
         return_type = field.definition.type
         try:
             if field.leaf is not None and self._direct:
-                return field.complete(field.resolve(source, None))
+                return field.complete(field.read(source))
             return self._resolved(field, parent_type, source, field_details_list, path, position_context)
         except Exception as raw_error:
             self.handle_field_error(raw_error, return_type, field_details_list, path)
@@ -354,17 +445,20 @@ class CompiledExecutor(StrawberryGraphQLCoreExecutionContext):
         """graphql-core's ``execute_field`` past its look-ups, with the plan's arguments when they are literal."""
         definition = field.definition
         return_type = definition.type
-        resolve = field.resolve
-        if self.middleware_manager:
-            resolve = self.middleware_manager.get_field_resolver(resolve)
         info = self.build_resolve_info(definition, field.nodes, parent_type, path)
-        arguments = field.arguments
-        if arguments is None:
-            first = field_details_list[0]
-            arguments = get_argument_values(
-                definition, first.node, self.variable_values, first.fragment_variable_values, self.hide_suggestions
-            )
-        result = resolve(source, info, **arguments)
+        if field.call is not None and self._direct:
+            result = field.call(source, info)
+        else:
+            resolve = field.resolve
+            if self.middleware_manager:
+                resolve = self.middleware_manager.get_field_resolver(resolve)
+            arguments = field.arguments
+            if arguments is None:
+                first = field_details_list[0]
+                arguments = get_argument_values(
+                    definition, first.node, self.variable_values, first.fragment_variable_values, self.hide_suggestions
+                )
+            result = resolve(source, info, **arguments)
         if self.is_awaitable(result):
             return self.complete_awaitable_value(return_type, field_details_list, info, path, result, position_context)
         completed = self.complete_value(return_type, field_details_list, info, path, result, position_context)
@@ -384,3 +478,101 @@ class CompiledExecutor(StrawberryGraphQLCoreExecutionContext):
         except Exception as raw_error:
             self.handle_field_error(raw_error, return_type, field_details_list, path)
             return None
+
+    def complete_value(
+        self,
+        return_type: GraphQLOutputType,
+        field_details_list: FieldDetailsList,
+        info: GraphQLResolveInfo[Any],
+        path: Path,
+        result: Any,
+        position_context: Any,
+    ) -> AwaitableOrValue[Any]:
+        """graphql-core's ``complete_value``, its steps in its order, with objects and lists completed here: an
+        object goes straight to its kept fields, a list's items straight to their completion, without the four
+        calls per object and the stream look-up per list graphql-core makes. Leaves, abstract types and lists that
+        are not Python lists are graphql-core's."""
+        if self._plan is None or position_context is not None:
+            return super().complete_value(return_type, field_details_list, info, path, result, position_context)
+        if isinstance(result, Exception):
+            raise result
+        if isinstance(return_type, GraphQLNonNull):
+            completed = self.complete_value(return_type.of_type, field_details_list, info, path, result, None)
+            if completed is None:
+                raise TypeError(f"Cannot return null for non-nullable field {info.parent_type}.{info.field_name}.")
+            return completed
+        if result is None or result is Undefined:
+            return None
+        if isinstance(return_type, GraphQLObjectType):
+            return self._object(return_type, field_details_list, info, path, result)
+        if isinstance(return_type, GraphQLList) and isinstance(result, list):
+            return self._list(return_type.of_type, field_details_list, info, path, result)
+        return super().complete_value(return_type, field_details_list, info, path, result, None)
+
+    def _object(
+        self,
+        return_type: GraphQLObjectType,
+        field_details_list: FieldDetailsList,
+        info: GraphQLResolveInfo[Any],
+        path: Path,
+        result: Any,
+    ) -> AwaitableOrValue[dict[str, Any]]:
+        is_type_of = return_type.is_type_of
+        if is_type_of is not None:
+            belongs = is_type_of(result, info)
+            if belongs is not True:  # awaitable or false: graphql-core's own path, which says why
+                return self.complete_object_value(return_type, field_details_list, info, path, result, None)
+        grouped_field_set = self.collect_subfields(return_type, field_details_list).grouped_field_set
+        return self.execute_fields(return_type, result, path, grouped_field_set, None)
+
+    def _list(
+        self,
+        item_type: GraphQLOutputType,
+        field_details_list: FieldDetailsList,
+        info: GraphQLResolveInfo[Any],
+        path: Path,
+        items: list[Any],
+    ) -> AwaitableOrValue[list[Any]]:
+        """graphql-core's ``complete_iterable_value`` and ``complete_list_item_value`` in one loop (a plan has no
+        ``@stream``)."""
+        is_awaitable = self.is_awaitable
+        completed: list[Any] = []
+        waiting: list[int] = []
+        try:
+            for index, item in enumerate(items):
+                item_path = path.add_key(index, None)
+                if is_awaitable(item):
+                    completed.append(
+                        self.complete_awaitable_list_item_value(
+                            item, item_type, field_details_list, info, item_path, None
+                        )
+                    )
+                    waiting.append(index)
+                    continue
+                try:
+                    one = self.complete_value(item_type, field_details_list, info, item_path, item, None)
+                except Exception as raw_error:
+                    self.handle_field_error(raw_error, item_type, field_details_list, item_path)
+                    completed.append(None)
+                    continue
+                if is_awaitable(one):
+                    completed.append(self._settled(one, item_type, field_details_list, item_path))
+                    waiting.append(index)
+                else:
+                    completed.append(one)
+        except Exception:
+            if waiting:
+                self.settle_in_background([completed[index] for index in waiting])
+            raise
+        if not waiting:
+            return completed
+        return self._gathered_list(completed, waiting)
+
+    async def _gathered_list(self, completed: list[Any], waiting: list[int]) -> list[Any]:
+        if len(waiting) == 1:
+            completed[waiting[0]] = await completed[waiting[0]]
+        else:
+            answers = await gather_with_cancel(*(completed[index] for index in waiting))
+            for index, answer in zip(waiting, answers, strict=True):
+                completed[index] = answer
+        return completed

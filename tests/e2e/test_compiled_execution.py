@@ -31,6 +31,8 @@ from graphql import (
 )
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from strawberry.schema import schema_converter
+from strawberry.types.field import StrawberryField
 
 from gateway.design import global_ids
 from gateway.design.declaration import Declaration
@@ -381,6 +383,49 @@ def test_a_document_is_compiled_by_its_first_request_only(
     assert counts["compiled", "first"] == counts["interpreted", "first"] > 0
     assert counts["compiled", "second"] == 0
     assert counts["interpreted", "second"] == counts["interpreted", "first"]
+
+
+def test_objects_lists_leaves_and_plain_resolvers_take_no_per_object_wrapping_compiled(
+    twins: dict[str, Twin], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Spies around graphql-core's object completion, strawberry's read of a field (``get_result``) and its
+    argument conversion (``get_arguments``): compiled, none of them runs per object — objects and lists are
+    completed by the plan, leaves read their attribute, a resolver without arguments (a project's workspace) is
+    called directly — so their counts do not grow with the page; interpreted, each grows with it. The answers are
+    the same both ways."""
+    counts = {"objects": 0, "reads": 0, "conversions": 0}
+    _spy(monkeypatch, graphql_executor.Executor, "complete_object_value", counts, "objects")
+    _spy(monkeypatch, StrawberryField, "get_result", counts, "reads")
+    _spy(monkeypatch, schema_converter, "get_arguments", counts, "conversions")
+    query = (
+        'query($n: Int!) { workspace(workspaceId: "ws-2") { displayName projects(first: $n) '
+        "{ nodes { title status workspace { displayName } } pageInfo { hasNextPage } } } }"
+    )
+    seen: dict[tuple[str, int], dict[str, int]] = {}
+    answers: dict[tuple[str, int], str] = {}
+    for name, gateway in (("compiled", twins["demo"].compiled), ("interpreted", twins["demo"].interpreted)):
+        for page in (2, 4):
+            _answer(gateway, query, {"n": page})  # the document's first request compiles it
+            counts.update(objects=0, reads=0, conversions=0)
+            answers[name, page] = _answer(gateway, query, {"n": page})
+            seen[name, page] = dict(counts)
+    for page in (2, 4):
+        assert answers["compiled", page] == answers["interpreted", page]
+        assert len(json.loads(answers["compiled", page])["data"]["workspace"]["projects"]["nodes"]) == page
+    assert seen["compiled", 2] == seen["compiled", 4]
+    assert seen["compiled", 4]["objects"] == 0
+    for kind in ("objects", "reads", "conversions"):
+        assert seen["interpreted", 4][kind] > seen["interpreted", 2][kind] > seen["compiled", 2][kind], kind
+
+
+def _spy(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str, counts: dict[str, int], key: str) -> None:
+    real = getattr(owner, name)
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        counts[key] += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, spy)
 
 
 @pytest.mark.parametrize("compiled", [True, False])
