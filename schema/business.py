@@ -1,4 +1,4 @@
-"""Seed 003's business partners: businesses, their customers, orders and stores, and tags, on a table of its own.
+"""Business partners: businesses, their customers, orders and stores, and tags, on a table of its own.
 
 | entity        | id                      | type                    | businessId     | customerId     |
 |---------------|-------------------------|-------------------------|----------------|----------------|

@@ -1,4 +1,4 @@
-"""Seed 000's giant workspace: its projects spread over eight partitions, so no one partition takes its traffic.
+"""The giant workspace: its projects spread over eight partitions, so no one partition takes its traffic.
 
 | entity    | PK                         | SK                 |
 |-----------|----------------------------|--------------------|

@@ -779,7 +779,7 @@ class Model:
         names = [self.index(None).pk, self.index(None).sk]
         if collection.index is not None:
             names += [self.index(collection.index).pk, self.index(collection.index).sk]
-        # An index may reuse a table key attribute (seed 003's typeGsi is the table's key inverted): named once.
+        # An index may reuse a table key attribute (the business design's typeGsi inverts the table key): named once.
         return list(dict.fromkeys(names))
 
     # --- recognising items --------------------------------------------------------------------------------
