@@ -30,6 +30,7 @@ from gateway.surface.toolkit import (
     article,
     list_or_null,
     new_class,
+    reads_arguments_from_the_operation,
     resolve_info,
     signature,
     upper_first,
@@ -249,6 +250,7 @@ class Builder:
     def _collection_field(self, fields: Fields, collection: Collection) -> None:
         served = self._connection(collection)
 
+        @reads_arguments_from_the_operation
         async def resolve(root: Any, info: Info, **_: Any) -> Any:
             return await served.read(info, root._ids)
 

@@ -56,7 +56,7 @@ from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 from strawberry.schema.schema_converter import GraphQLCoreConverter
 
 from gateway.surface.context import Context
-from gateway.surface.toolkit import reads_attribute
+from gateway.surface.toolkit import ARGUMENTS_FROM_THE_OPERATION, reads_attribute
 
 MAX_FLAG_VARIABLES = 4
 """Variables that ``@include``/``@skip`` may name in a compiled document: a plan keeps one collection of fields
@@ -83,12 +83,14 @@ class _Field:
     null: str
     """The message when a non-null leaf field resolves to null (empty for a nullable field)."""
     attribute: str | None
-    """The attribute strawberry's resolver would read (``getattr`` with no resolver of its own): read directly."""
+    """The attribute strawberry's resolver would read (``getattr`` with no resolver of its own): read directly,
+    for any field (a leaf, a page's ``edges``, its ``pageInfo``)."""
     text: bool
     """A ``String`` or ``ID`` leaf: a ``str`` completes to itself, as graphql-core's coercion returns it."""
     call: _Resolve | None
-    """For a field whose resolver takes no arguments: the resolver called as strawberry calls it, without its
-    per-call wrapping (argument conversion, extension chain); None where that wrapping could do anything."""
+    """For a field whose resolver takes no arguments, or reads them from the operation: the resolver called as
+    strawberry calls it, without its per-call wrapping (argument conversion, extension chain); None where that
+    wrapping could do anything."""
 
     def read(self, source: Any) -> Any:
         """The field's value on ``source``, for a leaf completed here: no resolve info is needed."""
@@ -183,7 +185,7 @@ def _compile(
     null = ""
     if is_non_null_type(definition.type):
         null = f"Cannot return null for non-nullable field {parent_type}.{node.name.value}."
-    attribute = _attribute(definition, resolve) if leaf is not None else None
+    attribute = _attribute(definition, resolve)
     text = leaf is not None and leaf.name in _TEXT and leaf.coerce_output_value is _TEXT[leaf.name]
     nodes = [one.node for one in field_details_list]
     call = _plain_call(definition, resolve) if leaf is None else None
@@ -207,18 +209,24 @@ def _attribute(definition: GraphQLField, resolve: _Resolve) -> str | None:
 
 
 def _plain_call(definition: GraphQLField, resolve: _Resolve) -> _Resolve | None:
-    """strawberry's resolver of a field without arguments, field extensions or exception handlers, as a call of
-    its function with what strawberry's ``get_arguments`` would pass: the source as ``root`` and strawberry's info.
+    """strawberry's resolver of a field without field extensions or exception handlers, and without arguments or
+    marked as reading them from the operation (``reads_arguments_from_the_operation``: a nested connection), as a
+    call of its function with what strawberry's ``get_arguments`` would pass it: the source as ``root`` and
+    strawberry's info.
 
-    strawberry's wrapper (``_resolver``/``_async_resolver``) converts no argument then, runs no extension and
-    handles no exception; what it still does, building its info and calling through two layers, is done here in
-    one. Anything else (``self`` or ``parent`` parameters, a wrapper of another shape) keeps strawberry's call.
+    strawberry's wrapper (``_resolver``/``_async_resolver``) then converts arguments nobody reads, runs no
+    extension and handles no exception; what it still does, building its info and calling through two layers, is
+    done here in one. Anything else (``self`` or ``parent`` parameters, a wrapper of another shape) keeps
+    strawberry's call.
     """
     field = (definition.extensions or {}).get(STRAWBERRY_DEFINITION)
-    if field is None or definition.args or field.arguments or field.extensions:
+    if field is None or field.extensions:
         return None
     resolver = field.base_resolver
     if resolver is None or resolver.self_parameter is not None or resolver.parent_parameter is not None:
+        return None
+    function = resolver.wrapped_func
+    if (definition.args or field.arguments) and not getattr(function, ARGUMENTS_FROM_THE_OPERATION, False):
         return None
     if getattr(resolve, "__name__", "") not in ("_resolver", "_async_resolver"):
         return None
@@ -227,7 +235,6 @@ def _plain_call(definition: GraphQLField, resolve: _Resolve) -> _Resolve | None:
     make_info = _free(resolve, "_strawberry_info_from_graphql")
     if not callable(make_info):
         return None
-    function = resolver.wrapped_func
     root = resolver.root_parameter.name if resolver.root_parameter is not None else None
     info_name = resolver.info_parameter.name if resolver.info_parameter is not None else None
 
@@ -446,18 +453,20 @@ class CompiledExecutor(StrawberryGraphQLCoreExecutionContext):
         definition = field.definition
         return_type = definition.type
         info = self.build_resolve_info(definition, field.nodes, parent_type, path)
-        if field.call is not None and self._direct:
+        arguments = field.arguments
+        if arguments is None:  # coerced even when the resolver reads none: a bad one errs at its field as before
+            first = field_details_list[0]
+            arguments = get_argument_values(
+                definition, first.node, self.variable_values, first.fragment_variable_values, self.hide_suggestions
+            )
+        if field.attribute is not None and self._direct:
+            result = getattr(source, field.attribute)
+        elif field.call is not None and self._direct:
             result = field.call(source, info)
         else:
             resolve = field.resolve
             if self.middleware_manager:
                 resolve = self.middleware_manager.get_field_resolver(resolve)
-            arguments = field.arguments
-            if arguments is None:
-                first = field_details_list[0]
-                arguments = get_argument_values(
-                    definition, first.node, self.variable_values, first.fragment_variable_values, self.hide_suggestions
-                )
             result = resolve(source, info, **arguments)
         if self.is_awaitable(result):
             return self.complete_awaitable_value(return_type, field_details_list, info, path, result, position_context)

@@ -79,6 +79,16 @@ def new_class(name: str, *bases: type) -> Any:
     return type(name, bases, {"__module__": "gateway.surface.graph"})
 
 
+ARGUMENTS_FROM_THE_OPERATION = "_tablegraph_arguments_from_the_operation"
+"""Marks a resolver that takes its arguments from the operation (the look-ahead's reading of its field), not from
+its parameters: the compiled executor calls it without strawberry converting arguments it would not read."""
+
+
+def reads_arguments_from_the_operation(resolve: Callable[..., Any]) -> Callable[..., Any]:
+    setattr(resolve, ARGUMENTS_FROM_THE_OPERATION, True)
+    return resolve
+
+
 def signature(
     resolve: Callable[..., Any],
     parameters: Sequence[tuple[str, Any]],

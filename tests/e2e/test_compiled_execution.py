@@ -390,16 +390,17 @@ def test_objects_lists_leaves_and_plain_resolvers_take_no_per_object_wrapping_co
 ) -> None:
     """Spies around graphql-core's object completion, strawberry's read of a field (``get_result``) and its
     argument conversion (``get_arguments``): compiled, none of them runs per object — objects and lists are
-    completed by the plan, leaves read their attribute, a resolver without arguments (a project's workspace) is
-    called directly — so their counts do not grow with the page; interpreted, each grows with it. The answers are
-    the same both ways."""
+    completed by the plan, leaves read their attribute, a resolver without arguments (a project's workspace) and a
+    nested connection's (which reads its arguments from the operation) are called directly — so their counts do
+    not grow with the page; interpreted, each grows with it. The answers are the same both ways."""
     counts = {"objects": 0, "reads": 0, "conversions": 0}
     _spy(monkeypatch, graphql_executor.Executor, "complete_object_value", counts, "objects")
     _spy(monkeypatch, StrawberryField, "get_result", counts, "reads")
     _spy(monkeypatch, schema_converter, "get_arguments", counts, "conversions")
     query = (
         'query($n: Int!) { workspace(workspaceId: "ws-2") { displayName projects(first: $n) '
-        "{ nodes { title status workspace { displayName } } pageInfo { hasNextPage } } } }"
+        "{ nodes { title status workspace { displayName projects(first: 1) { nodes { title } } } } "
+        "pageInfo { hasNextPage } } } }"
     )
     seen: dict[tuple[str, int], dict[str, int]] = {}
     answers: dict[tuple[str, int], str] = {}
