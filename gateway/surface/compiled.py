@@ -513,24 +513,28 @@ class CompiledExecutor(StrawberryGraphQLCoreExecutionContext):
         if result is None or result is Undefined:
             return None
         if isinstance(return_type, GraphQLObjectType):
-            return self._object(return_type, field_details_list, info, path, result)
+            return self.complete_object_value(return_type, field_details_list, info, path, result, None)
         if isinstance(return_type, GraphQLList) and isinstance(result, list):
             return self._list(return_type.of_type, field_details_list, info, path, result)
         return super().complete_value(return_type, field_details_list, info, path, result, None)
 
-    def _object(
+    def complete_object_value(
         self,
         return_type: GraphQLObjectType,
         field_details_list: FieldDetailsList,
         info: GraphQLResolveInfo[Any],
         path: Path,
         result: Any,
+        position_context: Any,
     ) -> AwaitableOrValue[dict[str, Any]]:
+        """graphql-core's ``complete_object_value`` (also reached from an interface's or union's completion): an
+        object that ``is_type_of`` takes goes straight to its kept fields; one it refuses, or answers later, takes
+        graphql-core's own path, which says why."""
+        if self._plan is None or position_context is not None:
+            return super().complete_object_value(return_type, field_details_list, info, path, result, position_context)
         is_type_of = return_type.is_type_of
-        if is_type_of is not None:
-            belongs = is_type_of(result, info)
-            if belongs is not True:  # awaitable or false: graphql-core's own path, which says why
-                return self.complete_object_value(return_type, field_details_list, info, path, result, None)
+        if is_type_of is not None and is_type_of(result, info) is not True:
+            return super().complete_object_value(return_type, field_details_list, info, path, result, None)
         grouped_field_set = self.collect_subfields(return_type, field_details_list).grouped_field_set
         return self.execute_fields(return_type, result, path, grouped_field_set, None)
 

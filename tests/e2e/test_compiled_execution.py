@@ -419,6 +419,32 @@ def test_objects_lists_leaves_and_plain_resolvers_take_no_per_object_wrapping_co
         assert seen["interpreted", 4][kind] > seen["interpreted", 2][kind] > seen["compiled", 2][kind], kind
 
 
+def test_objects_behind_an_interface_are_completed_by_the_plan(
+    twins: dict[str, Twin], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``nodes(ids:)`` answers objects through the ``Node`` interface: compiled, each is completed from the plan
+    once its type is resolved (graphql-core's ``complete_object_value`` never runs); interpreted, once per object.
+    The answers are the same."""
+    demo = twins["demo"]
+    listed = json.loads(
+        _answer(demo.compiled, '{ workspace(workspaceId: "ws-2") { projects(first: 4) { nodes { id } } } }', None)
+    )
+    ids = [one["id"] for one in listed["data"]["workspace"]["projects"]["nodes"]]
+    assert len(ids) == 4
+    counts = {"objects": 0}
+    _spy(monkeypatch, graphql_executor.Executor, "complete_object_value", counts, "objects")
+    query = "query($ids: [ID!]!) { nodes(ids: $ids) { id __typename ... on Project { title status } } }"
+    answers, seen = {}, {}
+    for name, gateway in (("compiled", demo.compiled), ("interpreted", demo.interpreted)):
+        _answer(gateway, query, {"ids": ids})
+        counts["objects"] = 0
+        answers[name] = _answer(gateway, query, {"ids": ids})
+        seen[name] = counts["objects"]
+    assert answers["compiled"] == answers["interpreted"]
+    assert [one["id"] for one in json.loads(answers["compiled"])["data"]["nodes"]] == ids
+    assert seen == {"compiled": 0, "interpreted": 4}
+
+
 def _spy(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str, counts: dict[str, int], key: str) -> None:
     real = getattr(owner, name)
 
