@@ -21,7 +21,7 @@ from gateway.design.keys import Ids
 from gateway.design.model import Attribute, Collection, Entity, Item, Link, Shape, attribute_values, graphql_name
 from gateway.execution import queries, selection
 from gateway.execution.queries import Window
-from gateway.execution.reader import Member, Page
+from gateway.execution.reader import Member, Page, Reader
 from gateway.surface import hierarchy
 from gateway.surface.inputs import describe, plain_attributes
 from gateway.surface.toolkit import (
@@ -217,22 +217,24 @@ class Builder:
 
         return make
 
-    def object_of(self, entity: Entity, item: Item | None) -> Any:
-        """The object of an item, built from the ids in the item itself; None for a missing or foreign item."""
+    def object_of(self, reader: Reader, entity: Entity, item: Item | None) -> Any:
+        """The object of an item, built from the ids in the item itself; None for a missing or foreign item. The
+        request's reader recognises the item, once: the walk has most often done so already."""
         if item is None:
             return None
-        ids = self.model.ids_of(entity, item)
+        ids = reader.ids_of(entity, item)
         return None if ids is None else self.makers[entity.name](ids, item)
 
     async def read(self, info: Info, entity: Entity, ids: Ids) -> Any:
-        item = await info.context.reader.get(entity, {name: ids[name] for name in entity.id_fields})
-        return self.object_of(entity, item)
+        reader = info.context.reader
+        return self.object_of(reader, entity, await reader.get(entity, {name: ids[name] for name in entity.id_fields}))
 
     async def read_many(self, info: Info, collection: Collection, members: Sequence[Member]) -> list[Any]:
         entity = collection.target
         assert entity is not None
         keys = [collection.target_ids(member.ids) for member in members]
-        return [self.object_of(entity, item) for item in await info.context.reader.get_many(entity, keys)]
+        reader = info.context.reader
+        return [self.object_of(reader, entity, item) for item in await reader.get_many(entity, keys)]
 
     # --- relations --------------------------------------------------------------------------------------------
 
