@@ -512,8 +512,8 @@ class Reader:
             return self.model.ids_of(entity, item)
         return self.model.expected_ids(entity, item, self.recognised(item))
 
-    async def read(self, keys: list[tuple[Entity, Ids]]) -> None:
-        wanted = list(dict.fromkeys(self._item_key(entity, ids) for entity, ids in keys if not entity.partition))
+    async def read(self, keys: list[tuple[_ItemKey, Entity, Ids]]) -> None:
+        wanted = list(dict.fromkeys(key for key, entity, _ in keys if not entity.partition))
         if not wanted:
             return
         table = self.model.index(None)
