@@ -46,12 +46,13 @@ def recognised(monkeypatch: pytest.MonkeyPatch) -> Recognitions:
     return seen
 
 
-def _answer(gateway: Gateway, recognised: Recognitions, query: str) -> tuple[Any, int]:
+def _answer(gateway: Gateway, recognised: Recognitions, query: str) -> tuple[Any, tuple[int, int]]:
+    """The data of ``query``, and its (calls, rounds); what it recognised is in ``recognised`` afterwards."""
     recognised.items.clear()
     body = gateway.query(query)
     assert "errors" not in body, body["errors"]
-    calls, _, _ = accounted(body)
-    return body["data"], calls
+    calls, rounds, _ = accounted(body)
+    return body["data"], (calls, rounds)
 
 
 def test_each_item_of_a_many_to_many_page_is_recognised_once(gateway: Gateway, recognised: Recognitions) -> None:
@@ -60,10 +61,10 @@ def test_each_item_of_a_many_to_many_page_is_recognised_once(gateway: Gateway, r
         f'{{ course(courseId: "{course_id(1)}") {{ title '
         "students(first: 20) { edges { grade node { name } } } } }"
     )
-    data, calls = _answer(gateway, recognised, query)
+    data, cost = _answer(gateway, recognised, query)
     students = [edge["node"]["name"] for edge in data["course"]["students"]["edges"]]
     assert len(students) == 20 and all(students)
-    assert calls == 3  # GetItem ∥ Query, then one BatchGetItem
+    assert cost == (3, 2)  # GetItem ∥ Query, then one BatchGetItem
     keys = recognised.by_key()
     assert keys[(f"CRS#{course_id(1)}", "METADATA")] == 1
     assert [keys[(f"STU#{student_id(n)}", "PROFILE")] for n in range(1, 21)] == [1] * 20
@@ -79,11 +80,14 @@ def test_an_item_whose_relations_the_walk_starts_is_recognised_once(gateway: Gat
         f'{{ student(studentId: "{student_id(1)}") {{ name courses(first: 3, order: ASCENDING) '
         "{ nodes { courseId title students(first: 2) { nodes { studentId name } } } } } }"
     )
-    data, _ = _answer(gateway, recognised, query)
+    data, cost = _answer(gateway, recognised, query)
     keys = recognised.by_key()
     courses = data["student"]["courses"]["nodes"]
     assert len(courses) == 3 and all(course["students"]["nodes"] for course in courses)
     assert sum(len(course["students"]["nodes"]) for course in courses) > 3
+    # The student ∥ its enrolments (read ascending, its profile does not head them); its courses ∥ their 3 rosters;
+    # the students not read yet.
+    assert cost == (7, 3)
     for course in courses:
         assert keys[(f"CRS#{course['courseId']}", "METADATA")] == 1
         for student in course["students"]["nodes"]:
