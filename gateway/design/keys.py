@@ -70,6 +70,8 @@ class KeyTemplate:
     _layout: segments.Layout = field(init=False, repr=False, compare=False)
     _padded: tuple[segments.Segment, ...] = field(init=False, repr=False, compare=False)
     _stops: str = field(init=False, repr=False, compare=False)
+    _verbatim: bool = field(init=False, repr=False, compare=False)
+    """Whether a key is ``_format`` filled with the ids as they are: no padding, no date, the usual separator."""
 
     def __post_init__(self) -> None:
         stops = "".join(dict.fromkeys(SEPARATOR + self.separator))
@@ -98,6 +100,7 @@ class KeyTemplate:
             for i, (literal, name) in enumerate(zip(literals, [*placeholders, ""], strict=True))
         )
         object.__setattr__(self, "_format", template)
+        object.__setattr__(self, "_verbatim", layout.plain and self.separator == SEPARATOR)
 
     def written(self, name: str, value: str) -> str:
         """``value`` as field ``name`` of this template is written in a key (a number padded); BadUserInput for a
@@ -133,7 +136,7 @@ class KeyTemplate:
 
     def format(self, ids: Ids) -> str:
         if self.sharded_by is None:
-            if self._layout.plain and self.separator == SEPARATOR:
+            if self._verbatim:
                 return self._format.format_map(ids)
             return self._written(ids, None)
         return self.partition(ids, shard_of(str(ids[self.sharded_by]), self.shards))
@@ -141,7 +144,7 @@ class KeyTemplate:
     def partition(self, ids: Ids, shard: int | str) -> str:
         """The key of shard ``shard`` (0 for a key without shards): what a sharded collection reads, one Query per
         shard, knowing its parent's ids only (a plan shows ``<shard>``)."""
-        if self._layout.plain and self.separator == SEPARATOR:
+        if self._verbatim:
             return self._format.format_map({**ids, _SHARD_NAME: str(shard)})
         return self._written(ids, shard)
 

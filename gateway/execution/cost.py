@@ -494,8 +494,8 @@ class _WorstCase:
             for name, value in ids.items()
         }
 
-    async def read(self, keys: list[tuple[Entity, Ids]]) -> None:
-        for entity, ids in keys:
+    async def read(self, keys: list[tuple[ItemKey, Entity, Ids]]) -> None:
+        for _, entity, ids in keys:
             self._item(entity, ids)
 
     async def page(self, collection: Collection, parent_ids: Ids, window: queries.Window) -> _Page:

@@ -34,8 +34,10 @@ _FOLLOW_UP = 100
 
 _ItemKey = tuple[str, str]
 _PageKey = tuple[str, queries.Window]
-_Read = tuple[Item, tuple[Entity, dict[str, str]] | None]
-"""An item as read, with the entity and ids it was recognised as (None for an unknown shape)."""
+_Recognised = tuple[Entity, dict[str, str]] | None
+"""The entity and ids an item was recognised as; None for an unknown shape."""
+_Read = tuple[Item, _Recognised]
+"""An item as read, with what it was recognised as."""
 
 
 @dataclass(frozen=True)
@@ -121,6 +123,9 @@ class Reader:
         # Items that came with a Query (members, parents): served to point reads without a future each.
         self._known: dict[_ItemKey, Item | None] = {}
         self._pages: dict[_PageKey, asyncio.Future[Page]] = {}
+        # What each item this request holds was recognised as, by the item's identity (the item is kept beside it,
+        # so its identity is not reused): the page, the walk and the objects built ask about the same items.
+        self._recognised: dict[int, tuple[Item, _Recognised]] = {}
         self._walk: asyncio.Future[None] | None = None
         self._shared: Selections | None = None
         self._selections: Selections = {}
@@ -144,6 +149,7 @@ class Reader:
         self._answered.clear()
         self._known.clear()
         self._pages.clear()
+        self._recognised.clear()
 
     async def settle(self) -> None:
         """Wait for reads started ahead that nobody awaited (their parent was null): a request leaves nothing
@@ -322,11 +328,21 @@ class Reader:
         return read, result.last_key
 
     def _recognise(self, items: list[Item]) -> list[_Read]:
-        recognise, unreadable = self.model.recognise, wire.Unreadable
+        recognised, unreadable = self.recognised, wire.Unreadable
         return [
-            (item, recognise(item) if type(item) is not unreadable or self._identified(item) else None)
+            (item, recognised(item) if type(item) is not unreadable or self._identified(item) else None)
             for item in items
         ]
+
+    def recognised(self, item: Item) -> _Recognised:
+        """``Model.recognise`` of ``item``, once per request: parsing an item's keys is most of what recognising
+        costs, and a page's member is asked about again by the walk and by the object built from it."""
+        held = self._recognised.get(id(item))
+        if held is not None and held[0] is item:
+            return held[1]
+        found = self.model.recognise(item)
+        self._recognised[id(item)] = (item, found)
+        return found
 
     def _identified(self, item: wire.Unreadable) -> bool:
         """Whether the item's key is valid text: one that is not names no object a client could ask for, so the
@@ -453,7 +469,7 @@ class Reader:
     ) -> None:
         """With ``item`` in hand (written, changed on the stream, or found by a lookup with ``page``, the first page
         of a collection, beside it): read what ``field``, selecting it, reads."""
-        ids = self.model.ids_of(entity, item)
+        ids = self.ids_of(entity, item)
         if ids is None:
             return
         self._prime(self._item_key(entity, ids), item, current_round())
@@ -490,11 +506,14 @@ class Reader:
     def visible(self, entity: Entity, item: Item) -> bool:
         return self.guard.visible(entity, item)
 
-    def ids_of(self, entity: Entity, item: Item) -> Ids | None:
-        return self.model.ids_of(entity, item)
+    def ids_of(self, entity: Entity, item: Item) -> dict[str, str] | None:
+        """``Model.ids_of``, with the item recognised once per request (``recognised``)."""
+        if entity.partition:
+            return self.model.ids_of(entity, item)
+        return self.model.expected_ids(entity, item, self.recognised(item))
 
-    async def read(self, keys: list[tuple[Entity, Ids]]) -> None:
-        wanted = list(dict.fromkeys(self._item_key(entity, ids) for entity, ids in keys if not entity.partition))
+    async def read(self, keys: list[tuple[_ItemKey, Entity, Ids]]) -> None:
+        wanted = list(dict.fromkeys(key for key, entity, _ in keys if not entity.partition))
         if not wanted:
             return
         table = self.model.index(None)

@@ -81,8 +81,9 @@ class Source(Protocol):
         """The ids a read item gives what it starts (None: it is no ``entity``)."""
         ...
 
-    async def read(self, keys: list[tuple[Entity, Ids]]) -> None:
-        """Read these items, all at once; ``cached`` knows them afterwards (None for those missing)."""
+    async def read(self, keys: list[tuple[ItemKey, Entity, Ids]]) -> None:
+        """Read these items (by their table key, formatted once by the walk), all at once; ``cached`` knows them
+        afterwards (None for those missing)."""
         ...
 
     async def page(self, collection: Collection, parent_ids: Ids, window: queries.Window) -> PageRead: ...
@@ -175,6 +176,7 @@ class Walk:
         self._describe = describe
         self.objects = 0
         self._pages: dict[PageKey, PageRead | None] = {}
+        self._relations: dict[tuple[str, int], tuple[list[Field], list[tuple[Field, Collection | Link]]]] = {}
         self._round = _Round(first_round)
         self._answered: list[Callable[[], None]] = []
         self.planned: list[Planned] = []
@@ -298,6 +300,8 @@ class Walk:
         started: set[str],
         alive: _Alive,
     ) -> None:
+        if not self._related(entity, selected):
+            return  # nothing it selects starts a read: its item needs no recognising here
         if item is None or not self._source.visible(entity, item):
             return
         ids = self._source.ids_of(entity, item)
@@ -319,10 +323,9 @@ class Walk:
         ``alive`` says whether this object and those above it were found (or are still being read).
         """
         now: set[str] = set()
-        for one in selected:
+        for one, relation in self._related(entity, selected):
             if one.key in started:
                 continue
-            relation = self._model.relations.get(f"{entity.name}.{one.name}")
             here = _join(path, one.key)
             if isinstance(relation, Collection):
                 if set(relation.member_shape.pk.fields) <= relation.member_ids(ids).keys():
@@ -332,6 +335,21 @@ class Walk:
                 self.visit(relation.target, target, children(self._scope, one), here, round_, alive)
                 now.add(one.key)
         return now
+
+    def _related(self, entity: Entity, selected: list[Field]) -> list[tuple[Field, Collection | Link]]:
+        """The fields of ``selected`` that are relations of ``entity``, with them: found once per selection in a
+        walk, not once per object of a page (the list is kept with them, so its identity is not reused)."""
+        key = (entity.name, id(selected))
+        held = self._relations.get(key)
+        if held is None or held[0] is not selected:
+            relations = self._model.relations
+            found = [
+                (one, relation)
+                for one in selected
+                if (relation := relations.get(f"{entity.name}.{one.name}")) is not None
+            ]
+            held = self._relations[key] = (selected, found)
+        return held[1]
 
     def _combined(
         self,
@@ -344,8 +362,7 @@ class Walk:
         alive: _Alive,
     ) -> bool:
         """Read the object with its first selected collection that sorts it at the head, in one Query."""
-        for one in selected:
-            relation = self._model.relations.get(f"{entity.name}.{one.name}")
+        for one, relation in self._related(entity, selected):
             if not isinstance(relation, Collection) or relation.parent is not entity:
                 continue
             if queries.narrows(relation, one.args):
@@ -522,7 +539,7 @@ class Walk:
         return work
 
     async def _read(self, round_: _Round) -> None:
-        keys = [(entity, ids) for entity, ids, _ in round_.reads.values()]
+        keys = [(key, entity, ids) for key, (entity, ids, _) in round_.reads.items()]
         try:
             await self._source.read(keys)
         except GatewayError:

@@ -18,10 +18,20 @@ from strawberry import UNSET
 from gateway.design import global_ids
 from gateway.design.declaration import Declaration
 from gateway.design.keys import Ids
-from gateway.design.model import Attribute, Collection, Entity, Item, Link, Shape, attribute_values, graphql_name
+from gateway.design.model import (
+    Attribute,
+    Collection,
+    Entity,
+    Item,
+    Link,
+    Shape,
+    attribute_values,
+    graphql_name,
+    served_value,
+)
 from gateway.execution import queries, selection
 from gateway.execution.queries import Window
-from gateway.execution.reader import Member, Page
+from gateway.execution.reader import Member, Page, Reader
 from gateway.surface import hierarchy
 from gateway.surface.inputs import describe, plain_attributes
 from gateway.surface.toolkit import (
@@ -90,6 +100,7 @@ class Builder:
         self.enum_fields: dict[str, list[tuple[str, Any]]] = {}
         self.shapes: dict[tuple[Shape, bool], Any] = {}
         self.complex_fields: dict[str, list[tuple[str, Attribute]]] = {}
+        self._values: dict[tuple[str, tuple[str, ...]], Callable[[Item], dict[str, Any]]] = {}
         self.connections: dict[str, Served] = {}
         """Each served collection's connection, by the collection's name: a root field reuses its parent's."""
 
@@ -117,17 +128,41 @@ class Builder:
             self.enum_fields.setdefault(entity.name, []).append((name, self.enums[key]))
         return self.enums[key]
 
-    def values(self, entity: Entity, names: Sequence[str], item: Item) -> dict[str, Any]:
-        """The plain values of ``item`` as GraphQL serves them: enum attributes as their enum's members, maps and
-        lists as objects and lists of their shapes' types."""
-        values = attribute_values(entity, item)
-        out = {name: values[name] for name in names}
-        for name, enum in self.enum_fields.get(entity.name, ()):
-            if out.get(name) is not None:
-                out[name] = enum(out[name])
-        for name, spec in self.complex_fields.get(entity.name, ()):
-            out[name] = self.shaped(spec, out[name])
-        return served_values(out, item)
+    def values_of(self, entity: Entity, names: Sequence[str]) -> Callable[[Item], dict[str, Any]]:
+        """What serves the plain values ``names`` of an ``entity``'s item as GraphQL serves them (enum attributes as
+        their enum's members, maps and lists as objects and lists of their shapes' types), an error in place of
+        each value an unreadable item cannot serve. Made once per entity and names, when first asked for (the
+        object types, and so the enums and shapes, all exist by then), so that each object pays only for its
+        values, not for deciding again how each one is served."""
+        key = (entity.name, tuple(names))
+        found = self._values.get(key)
+        if found is None:
+            found = self._values[key] = self._serve_values(entity, names)
+        return found
+
+    def _serve_values(self, entity: Entity, names: Sequence[str]) -> Callable[[Item], dict[str, Any]]:
+        enums = dict(self.enum_fields.get(entity.name, ()))
+        shaped = dict(self.complex_fields.get(entity.name, ()))
+        steps = [
+            (name, spec, f"{entity.name}.{name}", enums.get(name), shaped.get(name), _stored_as_served(spec))
+            for name in names
+            for spec in (entity.declared[name],)
+        ]
+
+        def values(item: Item) -> dict[str, Any]:
+            out: dict[str, Any] = {}
+            for name, spec, where, enum, shape, as_served in steps:
+                value = item.get(name)
+                if as_served is None or type(value) is not as_served:
+                    value = served_value(spec, value, where)
+                    if enum is not None and value is not None:
+                        value = enum(value)
+                    if shape is not None:
+                        value = self.shaped(shape, value)
+                out[name] = value
+            return served_values(out, item)
+
+        return values
 
     def shaped(self, spec: Attribute, value: Any) -> Any:
         """A served map or list (``served_value``) as instances of its shapes' object types."""
@@ -208,32 +243,34 @@ class Builder:
     def maker(self, entity: Entity) -> Make:
         cls = self.types[entity.name]
         keys = entity.key_fields
-        plain = [name for name, _ in plain_attributes(entity)]
+        values = self.values_of(entity, [name for name, _ in plain_attributes(entity)])
 
         def make(ids: dict[str, str], item: Item) -> Any:
-            fields = self.values(entity, plain, item)
+            fields = values(item)
             for key in keys:
                 fields[key] = ids.get(key)
             return cls(id=global_ids.encode(entity, ids), version=served_version(entity, item), _ids=ids, **fields)
 
         return make
 
-    def object_of(self, entity: Entity, item: Item | None) -> Any:
-        """The object of an item, built from the ids in the item itself; None for a missing or foreign item."""
+    def object_of(self, reader: Reader, entity: Entity, item: Item | None) -> Any:
+        """The object of an item, built from the ids in the item itself; None for a missing or foreign item. The
+        request's reader recognises the item, once: the walk has most often done so already."""
         if item is None:
             return None
-        ids = self.model.ids_of(entity, item)
+        ids = reader.ids_of(entity, item)
         return None if ids is None else self.makers[entity.name](ids, item)
 
     async def read(self, info: Info, entity: Entity, ids: Ids) -> Any:
-        item = await info.context.reader.get(entity, {name: ids[name] for name in entity.id_fields})
-        return self.object_of(entity, item)
+        reader = info.context.reader
+        return self.object_of(reader, entity, await reader.get(entity, {name: ids[name] for name in entity.id_fields}))
 
     async def read_many(self, info: Info, collection: Collection, members: Sequence[Member]) -> list[Any]:
         entity = collection.target
         assert entity is not None
         keys = [collection.target_ids(member.ids) for member in members]
-        return [self.object_of(entity, item) for item in await info.context.reader.get_many(entity, keys)]
+        reader = info.context.reader
+        return [self.object_of(reader, entity, item) for item in await reader.get_many(entity, keys)]
 
     # --- relations --------------------------------------------------------------------------------------------
 
@@ -403,9 +440,10 @@ class Builder:
 
         def connect(page: Page, parent_ids: dict[str, str] | None, nodes: list[Any] | None) -> Any:
             found: list[Any] = [UNREAD] * len(page.members) if nodes is None else nodes
+            values = self.values_of(member, plain)
             edges = []
             for one, node in zip(page.members, found, strict=True):
-                data = self.values(member, plain, one.item)
+                data = values(one.item)
                 edges.append(edge(_member=one, _node=node, version=served_version(member, one.item), **data))
             return connection(edges=edges, pageInfo=page_info(page), _parent_ids=parent_ids)
 
@@ -494,6 +532,14 @@ def served_version(entity: Entity, item: Item) -> int:
     if value is not None:
         log.warning("%s.version holds a %s; served as 0", entity.name, type(value).__name__)
     return 0
+
+
+def _stored_as_served(spec: Attribute) -> type | None:
+    """The type whose stored values an attribute serves as they are, with nothing to check or convert: text, of no
+    enum and no number kept as text (``served_value`` returns such a value unchanged); None for any other."""
+    if spec.enum is not None or spec.text:
+        return None
+    return {"S": str, "BOOL": bool}.get(spec.type)
 
 
 def _window(info: Info, collection: Collection, parent_ids: dict[str, str]) -> tuple[Window, dict[str, str]]:

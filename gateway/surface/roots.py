@@ -60,7 +60,7 @@ def _one(builder: Builder, entity: Entity) -> Callable[..., Any]:
         ids = builder.model.canonical(
             entity, {name: validate_id(arguments[f"p{i}"], graphql_name(name)) for i, name in enumerate(names)}
         )
-        return builder.object_of(entity, await info.context.reader.get(entity, ids))
+        return builder.object_of(info.context.reader, entity, await info.context.reader.get(entity, ids))
 
     parameters = [
         (f"p{i}", id_argument(name, f"The {entity.name}'s {name}.")) for i, name in enumerate(entity.id_fields)
@@ -76,7 +76,9 @@ def _lookup(builder: Builder, lookup: Lookup) -> Callable[..., Any]:
         ids = builder.model.canonical(
             lookup.entity, {name: validate_id(given[f"p{i}"], argument) for i, (argument, name) in enumerate(arguments)}
         )
-        return builder.object_of(lookup.entity, await info.context.reader.lookup(lookup, ids, resolve_info(info)))
+        return builder.object_of(
+            info.context.reader, lookup.entity, await info.context.reader.lookup(lookup, ids, resolve_info(info))
+        )
 
     parameters = [
         (f"p{i}", id_argument(name, f"The {lookup.entity.name}'s {name}.")) for i, (_, name) in enumerate(arguments)
@@ -118,8 +120,8 @@ def _many(builder: Builder, entity: Entity, argument: str) -> Callable[..., Any]
     async def resolve(root: Any, info: Info, **arguments: Any) -> Any:
         await info.context.reader.walked(resolve_info(info))
         keys = [{name: one} for one in batch_ids(arguments["p0"], argument)]
-        items = await info.context.reader.get_many(entity, keys)
-        return [builder.object_of(entity, item) for item in items]
+        reader = info.context.reader
+        return [builder.object_of(reader, entity, item) for item in await reader.get_many(entity, keys)]
 
     description = f"At most {MAX_BATCH_IDS}; the same id may come more than once."
     annotation = Annotated[list[strawberry.ID], strawberry.argument(name=argument, description=description)]
@@ -130,7 +132,7 @@ def _node(builder: Builder) -> Callable[..., Any]:
     async def resolve(root: Any, info: Info, **arguments: Any) -> Any:
         await info.context.reader.walked(resolve_info(info))
         entity, ids = global_ids.decode(builder.model, arguments["p0"], "id")
-        return builder.object_of(entity, await info.context.reader.get(entity, ids))
+        return builder.object_of(info.context.reader, entity, await info.context.reader.get(entity, ids))
 
     return signature(resolve, [("p0", id_argument("id", "A global id, as an object's id field gave it."))])
 
@@ -156,7 +158,7 @@ def _nodes(builder: Builder) -> Callable[..., Any]:
         out: list[Any] = [None] * len(texts)
         for positions, items in zip(groups.values(), answers, strict=True):
             for position, item in zip(positions, items, strict=True):
-                out[position] = builder.object_of(decoded[position][0], item)
+                out[position] = builder.object_of(reader, decoded[position][0], item)
         return out
 
     description = f"Global ids, at most {MAX_BATCH_IDS}."

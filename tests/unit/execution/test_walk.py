@@ -40,6 +40,8 @@ class Table:
     items: dict[ItemKey, Item] = field(default_factory=dict)
     pages: dict[tuple[str, tuple[tuple[str, str], ...]], list[Ids]] = field(default_factory=dict)
     rounds: list[list[tuple[str, ...]]] = field(default_factory=list)
+    recognised: list[str] = field(default_factory=list)
+    """The entity of each item the walk asked the ids of."""
     _read: dict[ItemKey, Item | None] = field(default_factory=dict)
 
     def put(self, entity: Entity, ids: Ids, **attributes: Any) -> None:
@@ -66,12 +68,14 @@ class Table:
         return True
 
     def ids_of(self, entity: Entity, item: Item) -> Ids | None:
+        self.recognised.append(entity.name)
         return self.model.ids_of(entity, item)
 
-    async def read(self, keys: list[tuple[Entity, Ids]]) -> None:
-        self.rounds[-1].append(("BatchGetItem", *sorted(entity.name for entity, _ in keys)))
-        for entity, ids in keys:
+    async def read(self, keys: list[tuple[ItemKey, Entity, Ids]]) -> None:
+        self.rounds[-1].append(("BatchGetItem", *sorted(entity.name for _, entity, _ in keys)))
+        for given, entity, ids in keys:
             key = self._key(self.model.item(entity, dict(ids), {}))
+            assert given == key, (given, key)
             self._read[key] = self.items.get(key)
 
     async def page(self, collection: Collection, parent_ids: Ids, window: queries.Window) -> Page:
@@ -142,6 +146,19 @@ async def test_a_student_with_a_page_of_courses_is_one_query_and_the_courses_one
         [("Query", "Student", "Student.courses")],
         [("BatchGetItem", "Course", "Course")],
     ]
+
+
+async def test_the_walk_recognises_only_the_items_whose_selection_starts_a_read() -> None:
+    table = _student_with_two_courses()
+    await _walked(table, QUERY)
+    # The student's courses start from its ids; the courses select nothing that starts a read.
+    assert table.recognised == ["Student"]
+    table = _student_with_two_courses()
+    courses_with_students = (
+        '{ student(studentId: "s1") { courses(first: 2) { nodes { title students(first: 1) { nodes { name } } } } } }'
+    )
+    await _walked(table, courses_with_students)
+    assert sorted(table.recognised) == ["Course", "Course", "Student"]
 
 
 async def test_what_the_walk_asks_of_a_full_table_is_what_the_estimate_counts() -> None:

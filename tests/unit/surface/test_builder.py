@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
+import pytest
+import strawberry
 from graphql import get_introspection_query, graphql_sync
 
 from gateway.design.declaration import Declaration
-from gateway.design.model import Attribute, Collection, Entity, Index, KeyShape, Link, Model
+from gateway.design.model import Attribute, Collection, Entity, Index, KeyShape, Link, Model, Shape, attribute_values
+from gateway.dynamo.wire import Unreadable
+from gateway.surface.builder import Builder
 from gateway.surface.graph import build
+from gateway.surface.inputs import plain_attributes
 from gateway.surface.toolkit import graphql_schema
+from gateway.surface.types import UnreadableItem, served_values
 
 SHELF = Entity(
     "Shelf",
@@ -92,3 +99,106 @@ def test_each_entity_is_read_by_its_ids_and_written_by_mutations_named_after_it(
         _fields(types["Mutation"])
     )
     assert _named(_fields(types["CreateJarInput"])["shelfId"]["type"]) == "ID!"
+
+
+# --- serving an item's values -------------------------------------------------------------------------------------
+
+SPOT = Shape("Spot", {"row": "INT", "side": Attribute("S", enum=("left", "right"))})
+CRATE = Entity(
+    "Crate",
+    {None: KeyShape.of("CRATE#{crateId}", "META")},
+    {
+        "label": Attribute("S"),
+        "kind": Attribute("S", enum=("wood", "plastic")),
+        "sealed": Attribute("BOOL"),
+        "weight": Attribute("N"),
+        "count": Attribute("INT"),
+        "price": Attribute("N", text=True),
+        "packed": Attribute("DATE"),
+        "spot": Attribute("M", shape=SPOT),
+        "spots": Attribute("L", shape=SPOT),
+        "tags": Attribute("SS"),
+        "extra": Attribute("JSON"),
+    },
+)
+CRATES = Model(table="crates", indexes=(Index(None, "PK", "SK"),), entities=(CRATE,))
+CRATE_ITEMS: list[dict[str, Any]] = [
+    {
+        "label": "apples",
+        "kind": "wood",
+        "sealed": True,
+        "weight": Decimal("12.5"),
+        "count": Decimal(40),
+        "price": "3.20",
+        "packed": "2026-11-24",
+        "spot": {"row": Decimal(2), "side": "left"},
+        "spots": [{"row": Decimal(1), "side": "right"}, {"row": "x", "side": "up"}],
+        "tags": {"red", "fresh"},
+        "extra": {"a": [Decimal(1), "b"]},
+    },
+    # Every value of another type than declared, or outside its enum: each is served as null.
+    {
+        "label": Decimal(7),
+        "kind": "metal",
+        "sealed": "yes",
+        "weight": "heavy",
+        "count": Decimal("1.5"),
+        "price": "cheap",
+        "packed": "someday",
+        "spot": ["not", "a", "map"],
+        "spots": {"row": Decimal(1)},
+        "tags": {Decimal(1)},
+    },
+    {"label": None, "sealed": False, "kind": None},
+    {},
+]
+
+
+def _crate_builder() -> Builder:
+    """A builder with its object types made and decorated, as ``graph.build`` leaves them."""
+    builder = Builder(Declaration(CRATES), 20)
+    for entity in builder.entities:
+        builder.object_type(entity)
+    for cls, description in builder.pending:
+        strawberry.type(cls, description=description)
+    return builder
+
+
+def _one_by_one(builder: Builder, entity: Entity, names: list[str], item: dict[str, Any]) -> dict[str, Any]:
+    """The values as each attribute's declaration serves it, decided for this one item: the oracle."""
+    values = attribute_values(entity, item)
+    out = {}
+    for name in names:
+        value, spec = values[name], entity.declared[name]
+        enum = builder.enums.get((entity.name, name))
+        if enum is not None and value is not None:
+            value = enum(value)
+        out[name] = builder.shaped(spec, value) if spec.type in ("M", "L") else value
+    return served_values(out, item)
+
+
+@pytest.mark.parametrize("stored", CRATE_ITEMS, ids=["typed", "mistyped", "nulls", "empty"])
+def test_an_items_values_are_served_as_each_declaration_says(stored: dict[str, Any]) -> None:
+    builder = _crate_builder()
+    names = [name for name, _ in plain_attributes(CRATE)]
+    item = {"PK": "CRATE#c1", "SK": "META", **stored}
+    assert builder.values_of(CRATE, names)(item) == _one_by_one(builder, CRATE, names, item)
+    # An item holding what a response cannot carry: those values are errors, the others are served.
+    unreadable = Unreadable(item, ["label", "spot"])
+    served = builder.values_of(CRATE, names)(unreadable)
+    assert _comparable(served) == _comparable(_one_by_one(builder, CRATE, names, unreadable))
+    assert isinstance(served["label"], UnreadableItem) and isinstance(served["spot"], UnreadableItem)
+
+
+def _comparable(values: dict[str, Any]) -> dict[str, Any]:
+    """Errors compare by identity: each as its message."""
+    return {name: str(value) if isinstance(value, Exception) else value for name, value in values.items()}
+
+
+def test_how_values_are_served_is_decided_once_per_entity_and_names() -> None:
+    builder = _crate_builder()
+    first = builder.values_of(CRATE, ["label", "kind"])
+    assert builder.values_of(CRATE, ["label", "kind"]) is first
+    assert builder.values_of(CRATE, ["label"]) is not first
+    served = first({"PK": "CRATE#c1", "SK": "META", "label": "pears", "kind": "plastic", "weight": Decimal(1)})
+    assert served == {"label": "pears", "kind": builder.enums[("Crate", "kind")]("plastic")}
