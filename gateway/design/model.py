@@ -451,8 +451,9 @@ class Collection:
     def sort_prefix(self, ids: Ids) -> str:
         """The text every member's sort key starts with under the parent's ``ids`` (members' ids): the Query's
         ``begins_with``, empty for none. A union's is what all its members' prefixes share."""
-        prefixes = [shape.sk.prefix(ids) for shape in self.shapes]
-        return _shared_prefix(prefixes)
+        if not self.is_union:
+            return self.member_shape.sk.prefix(ids)
+        return _shared_prefix([shape.sk.prefix(ids) for shape in self.shapes])
 
     @property
     def shapes(self) -> tuple[KeyShape, ...]:
@@ -854,7 +855,19 @@ class Model:
 
     def parent_sorts_with_members(self, collection: Collection, ascending: bool | None = None) -> bool:
         """Whether one Query, read ``ascending`` (the collection's declared order when None), returns the parent and
-        then its members: the parent sorts next to them, on the side the read starts from."""
+        then its members: the parent sorts next to them, on the side the read starts from. A question of the model
+        alone, asked for every page a request plans: answered once per collection and order."""
+        key = (collection.name, ascending)
+        answer = self._sorting.get(key)
+        if answer is None:
+            answer = self._sorting[key] = self._parent_sorts_with_members(collection, ascending)
+        return answer
+
+    @cached_property
+    def _sorting(self) -> dict[tuple[str, bool | None], bool]:
+        return {}
+
+    def _parent_sorts_with_members(self, collection: Collection, ascending: bool | None) -> bool:
         parent_shape = collection.parent.keys.get(collection.index)
         if collection.parent.partition or collection.is_union:  # no item to read at the head, or no one prefix
             return False
