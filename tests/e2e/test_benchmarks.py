@@ -7,7 +7,9 @@ No timing is asserted: only what the report must contain, what reaches DynamoDB,
 from __future__ import annotations
 
 import asyncio
+import cProfile
 import json
+import pstats
 import re
 import urllib.request
 import uuid
@@ -16,14 +18,16 @@ from pathlib import Path
 from typing import Any
 
 import boto3
+import httpx
 import pytest
 
-from benchmarks import chart, data, engine, floor, latency, live, report, servers
+from benchmarks import chart, data, engine, floor, latency, live, profile, report, servers
 from benchmarks.client import Client, HttpError
 from benchmarks.latency import LatencyProxy
 from benchmarks.operations import OPERATIONS
 from benchmarks.run import FLOOR, GATEWAY, PEER, Config, run, workers_name
 from gateway.config import Settings
+from gateway.design.keys import KeyTemplate
 from gateway.dynamo.accounting import Ledger
 from tests.support.gateway import Gateway
 
@@ -284,3 +288,24 @@ def test_live_benchmark_reports_shared_and_distinct_fan_out_with_its_targets(
     assert bandwidth is not None
     text, deflated = (int(one.replace(",", "")) for one in bandwidth.groups())
     assert 0 < deflated < text  # two events of one selection: the second deflates against the first
+
+
+def test_profile_shares_are_the_gateways_own_with_builtins_given_to_their_callers() -> None:
+    """``python -m benchmarks.profile``'s shares: a key template's parsing (its regex's ``fullmatch`` a builtin,
+    counted with the keys' part) is most of a profile in which httpx builds URLs, which is left out; the shares
+    sum to one."""
+    template = KeyTemplate("WS#{workspaceId}#PROJECT#{projectId}", "#")
+    keys = [f"WS#w{n}#PROJECT#p{n}" for n in range(2000)]
+    urls = [f"http://client/{n}" for n in range(2000)]
+    profiler = cProfile.Profile()
+    profiler.enable()
+    parsed = list(map(template.parse, keys))
+    built = list(map(httpx.URL, urls))
+    profiler.disable()
+    assert parsed[7] == {"workspaceId": "w7", "projectId": "p7"} and len(built) == 2000
+    shares = profile.shares(pstats.Stats(profiler))
+    assert not any(part.startswith("left out") for part in shares)
+    assert abs(sum(shares.values()) - 1) < 1e-9
+    assert shares["recognition, keys, values"] > 0.7, shares
+    assert profile.part_of(("/x/site-packages/httpx/_urls.py", 1, "__init__")) == "left out: the client"
+    assert profile.part_of(("~", 0, "<method 'poll' of 'select.epoll' objects>")) == "left out: idle"
