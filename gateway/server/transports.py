@@ -30,7 +30,7 @@ import strawberry
 from graphql import GraphQLError
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 from strawberry.schema.exceptions import InvalidOperationTypeError
 from strawberry.types import ExecutionResult
@@ -253,11 +253,7 @@ class LiveEndpoint:
             pass  # the client went away (a send after it did fails with one of these)
 
     async def _connection(self, websocket: WebSocket) -> None:
-        try:
-            init = await asyncio.wait_for(self._init(websocket), INIT_TIMEOUT)
-        except TimeoutError:
-            raise _Close(4408, "Connection initialisation timeout") from None
-        principal, expires = await self._caller(websocket, init.get("payload") or {})
+        principal, expires = await self._caller(websocket)
         outbox = _Outbox(websocket, self._settings.ws_max_queued, self._settings.ws_send_timeout)
         outbox.put({"type": "connection_ack"})
         operations: dict[str, _Held] = {}
@@ -285,9 +281,15 @@ class LiveEndpoint:
             runs = [task for task in stopping if isinstance(task, asyncio.Task)]
             await asyncio.gather(*runs, *([writer] if writer is not None else []), return_exceptions=True)
 
-    async def _caller(self, websocket: WebSocket, payload: Any) -> tuple[Principal, float | None]:
+    async def _caller(self, websocket: WebSocket) -> tuple[Principal, float | None]:
         """Who the caller is, and when their credentials expire, from the upgrade request's headers and the
-        ``connection_init`` payload; what they were read from is let go of once they are checked."""
+        ``connection_init`` payload; what they were read from (a token, in either) is let go of once they are
+        checked."""
+        try:
+            init = await asyncio.wait_for(self._init(websocket), INIT_TIMEOUT)
+        except TimeoutError:
+            raise _Close(4408, "Connection initialisation timeout") from None
+        payload = init.get("payload") or {}
         try:
             check_headers(websocket.headers)
         except Rejected as refused:
@@ -301,13 +303,16 @@ class LiveEndpoint:
             raise _Close(4403, f"Forbidden: {error.message}") from None
         except Unavailable:
             raise _Close(1011, "credentials cannot be checked now") from None
+        # Nothing reads the upgrade request's headers after this, but the scope (the server's and the WebSocket's)
+        # would keep them for the connection's life: 1.2 KiB from a plain client, a browser's cookies on top.
+        del websocket.scope["headers"][:]
         return principal, _expiry(headers)
 
     async def _init(self, websocket: WebSocket) -> dict[str, Any]:
         """The ``connection_init`` message; pings before it are answered, anything else closes the socket."""
         while True:
             try:
-                message = await self._message(websocket)
+                message = self._message(await websocket.receive())
             except _OperationRefused:
                 raise _Close(4401, "Unauthorized") from None
             kind = message.get("type")
@@ -330,7 +335,8 @@ class LiveEndpoint:
     ) -> None:
         while True:
             try:
-                message = await self._message(websocket)
+                # Received here rather than in a coroutine of its own: an idle connection waits in this frame.
+                message = self._message(await websocket.receive())
             except _OperationRefused as refused:
                 outbox.put({"id": refused.op_id, "type": "error", "payload": [refused.refused.formatted()]})
                 continue
@@ -394,10 +400,9 @@ class LiveEndpoint:
         # A finished operation lets go of everything it held at once, whether or not the client completes it.
         task.add_done_callback(functools.partial(_forget, operations, op_id))
 
-    async def _message(self, websocket: WebSocket) -> dict[str, Any]:
-        """The next message as a JSON object within the limits; closes the socket with 4400 (4413 when too large)
-        for anything else: a binary frame, text that is not JSON."""
-        received = await websocket.receive()
+    def _message(self, received: Message) -> dict[str, Any]:
+        """The message ``received`` as a JSON object within the limits; closes the socket with 4400 (4413 when too
+        large) for anything else: a binary frame, text that is not JSON."""
         if received["type"] == "websocket.disconnect":
             raise WebSocketDisconnect(received.get("code", 1000), received.get("reason"))
         text = received.get("text")
