@@ -15,7 +15,7 @@ from websockets.frames import Frame, Opcode
 
 from gateway.server.serving import CLOSE_TIMEOUT
 from tests.support.gateway import Gateway
-from tests.support.live import PROJECTS, listening, put_workspace
+from tests.support.live import PROJECTS, put_workspace
 
 BIG = "x" * 390_000
 BIG_QUERY = '{ workspace(workspaceId: "big") { displayName } }'
@@ -169,8 +169,7 @@ async def test_messages_past_the_queue_limit_end_each_operation_with_fell_behind
     with gateway_factory(table, ws_max_queued=1) as gateway:
         ws = await _connected(gateway)
         try:
-            await ws.send(_subscribe("s1", PROJECTS, ws="ws-1"))
-            await listening(gateway)
+            await ws.send(_subscribe("s1", PROJECTS, ws="ws-1"))  # read before the pings, so running when they come
             # Three pings in one write reach the server together: it reads them in one go, so its writer has not
             # sent the first pong when the second is queued, past the limit of one.
             pings = [Frame(Opcode.TEXT, b'{"type":"ping"}').serialize(mask=True) for _ in range(3)]
