@@ -115,7 +115,7 @@ class _Outbox:
 
     The writer is a task only while something is queued: an idle connection is the one task reading it (a task
     each for a reader and a writer, and the wait on both, cost 2 KiB a connection). What would end the connection
-    (it fell behind, or a send failed) cancels that task, and :meth:`stopped` says why.
+    (it fell behind, or a send failed) cancels that task: :attr:`stopped` and :meth:`check` say why.
 
     A send is never cancelled because it is slow: the writer only notes that it is, and the connection decides how
     long the rest may take."""
@@ -153,7 +153,7 @@ class _Outbox:
             return
         if len(self._queue) >= self._limit:
             self._closing = True
-            self._behind()
+            self._stop()
         else:
             self._queue.append(message)
             self._write()
@@ -187,9 +187,6 @@ class _Outbox:
         if self._writer is None and self._queue:
             self._writer = asyncio.get_running_loop().create_task(self._run())
 
-    def _behind(self) -> None:
-        self._stop()
-
     def _stop(self) -> None:
         if not self.stopped and self._connection is not None:
             self.stopped = True
@@ -201,7 +198,7 @@ class _Outbox:
             while self._queue:
                 message = self._queue.pop(0)
                 text = message if isinstance(message, str) else encode(message).decode()
-                stalled = loop.call_later(self._timeout, self._behind)
+                stalled = loop.call_later(self._timeout, self._stop)  # fell behind: the send goes on
                 try:
                     await self._websocket.send_text(text)
                 finally:
