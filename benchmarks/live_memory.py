@@ -45,12 +45,20 @@ from schema.model import MODEL
 _FRAMES = 6
 """Frames of each allocation's traceback kept: enough to tell which of our functions made it."""
 _CONNECTING = 100
+_PROTOCOLS = ("gateway", "websockets-sansio", "websockets", "wsproto")
+"""The WebSocket protocols that can be measured: the gateway's, and uvicorn's (wsproto only where installed)."""
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.live_memory", description=__doc__)
     parser.add_argument("--subscribers", type=int, default=1000, help="idle connections added per step")
     parser.add_argument("--compression", action="store_true", help="negotiate permessage-deflate")
+    parser.add_argument(
+        "--ws",
+        choices=_PROTOCOLS,
+        default="gateway",
+        help="the WebSocket protocol uvicorn serves with: the gateway's own (the default), or one of uvicorn's",
+    )
     parser.add_argument("--top", type=int, default=12, help="tracebacks printed per measure")
     parser.add_argument(
         "--profile",
@@ -64,18 +72,18 @@ def main(argv: Sequence[str] | None = None) -> None:
         asyncio.run(_clients(args.clients))
         return
     if args.profile:
-        _profile(args.subscribers, args.compression, args.profile, args.top)
+        _profile(args.subscribers, args.compression, args.profile, args.top, args.ws)
         return
-    _measure(args.subscribers, args.compression, args.top)
+    _measure(args.subscribers, args.compression, args.top, args.ws)
 
 
-def _measure(count: int, compression: bool, top: int) -> None:
+def _measure(count: int, compression: bool, top: int, ws: str) -> None:
     with ExitStack() as stack:
         _, _, settings = _engine(stack, compression)
-        app, url, _ = stack.enter_context(_served(settings))
+        app, url, _ = stack.enter_context(_served(settings, ws))
         feed: Feed = app.state.feed
         mode = "on" if compression else "off"
-        print(f"## Memory per idle subscriber ({count:,} then {2 * count:,}; compression {mode})")
+        print(f"## Memory per idle subscriber ({count:,} then {2 * count:,}; compression {mode}; protocol {ws})")
         for subscribe in (False, True):
             clients = stack.enter_context(_children(url))
             what = "subscription" if subscribe else "connection"
@@ -103,11 +111,11 @@ def _engine(stack: ExitStack, compression: bool) -> tuple[Any, str, Settings]:
     return dynamodb, table, settings
 
 
-def _profile(count: int, compression: bool, changes: int, top: int) -> None:
+def _profile(count: int, compression: bool, changes: int, top: int, ws: str) -> None:
     """Where the gateway's time goes while ``changes`` writes reach ``count`` subscribers of one selection."""
     with ExitStack() as stack:
         dynamodb, table, settings = _engine(stack, compression)
-        app, url, server = stack.enter_context(_served(settings, traced=False))
+        app, url, server = stack.enter_context(_served(settings, ws, traced=False))
         feed: Feed = app.state.feed
         clients = stack.enter_context(_children(url))
         _step(clients, count, True, feed, snapshot=False)
@@ -194,11 +202,12 @@ def _short(filename: str) -> str:
 
 
 @contextmanager
-def _served(settings: Settings, traced: bool = True) -> Iterator[tuple[Any, str, uvicorn.Server]]:
+def _served(settings: Settings, ws: str, traced: bool = True) -> Iterator[tuple[Any, str, uvicorn.Server]]:
     app = create_app(settings)
-    config = uvicorn.Config(
-        app, host="127.0.0.1", port=0, log_level="error", lifespan="on", **websocket_options(settings)
-    )
+    options = websocket_options(settings)
+    if ws != "gateway":
+        options["ws"] = ws  # uvicorn's own: what the gateway's protocol saves is measured against it
+    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="error", lifespan="on", **options)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     if traced:

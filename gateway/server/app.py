@@ -13,8 +13,9 @@ from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
-from starlette.routing import BaseRoute, Route, WebSocketRoute
-from starlette.types import ASGIApp
+from starlette.routing import BaseRoute, Match, Route, WebSocketRoute
+from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.websockets import WebSocket
 
 from gateway.config import Settings
 from gateway.design.declaration import Declaration
@@ -111,16 +112,37 @@ def create_app(
         Route("/readyz", readyz),
         Route("/graphql", graphql),
     ]
-    routes.append(WebSocketRoute("/graphql", live.websocket))
+    subscriptions = WebSocketRoute("/graphql", live.websocket)
+    routes.append(subscriptions)
     if settings.metrics:
         routes.append(Route("/metrics", observe.metrics))
     if endpoint.playground is not None:
         routes.append(Route(f"{ASSETS_PATH}/{{name}}", endpoint.playground.asset))
-    return Starlette(
-        routes=routes,
-        middleware=_cors(settings),
-        lifespan=lifespan,
-    )
+    return _Gateway(subscriptions, routes=routes, middleware=_cors(settings), lifespan=lifespan)
+
+
+class _Gateway(Starlette):
+    """The application, except that its WebSocket at /graphql is served without starlette's middleware and routing.
+
+    A WebSocket's application runs for the connection's life, suspended down the whole stack: each layer (the error
+    and exception middlewares, the router, the route, their exception wrappers and send closures) keeps a frame or a
+    closure, 3.6 KiB a connection in all, and an idle subscriber is mostly its connection. None of them acts on this
+    WebSocket: the error middleware and CORS pass WebSockets through, and the endpoint handles its own errors, never
+    raising the HTTP or WebSocket exceptions that the exception middleware would turn into a close."""
+
+    def __init__(self, subscriptions: WebSocketRoute, **options: Any) -> None:
+        super().__init__(**options)
+        self._subscriptions = subscriptions
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":
+            match, child_scope = self._subscriptions.matches(scope)
+            if match is Match.FULL:
+                scope["app"] = self
+                scope.update(child_scope)
+                await self._subscriptions.endpoint(WebSocket(scope, receive, send))
+                return
+        await super().__call__(scope, receive, send)
 
 
 def app_from_env() -> Starlette:

@@ -43,8 +43,10 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
             self.request.headers.clear()
             del self.request, self.response
 
-    async def run_asgi(self) -> None:
-        await super().run_asgi()
+    def on_task_complete(self, task: asyncio.Task[None]) -> None:
+        # The application's task has ended (called back, rather than awaited in a coroutine of our own around
+        # uvicorn's: a frame each idle connection would keep).
+        super().on_task_complete(task)
         if not self.disconnected:
             self._dropping = self.loop.call_later(CLOSE_TIMEOUT, self.transport.abort)
 

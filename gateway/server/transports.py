@@ -30,7 +30,7 @@ import strawberry
 from graphql import GraphQLError
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 from strawberry.schema.exceptions import InvalidOperationTypeError
 from strawberry.types import ExecutionResult
@@ -113,8 +113,24 @@ class _Outbox:
     """What a connection sends, in order, by one writer: an operation never waits for a slow reader. A reader that
     leaves ``limit`` messages unread, or takes more than ``timeout`` seconds to take one, has fallen behind.
 
+    The writer is a task only while something is queued: an idle connection is the one task reading it (a task
+    each for a reader and a writer, and the wait on both, cost 2 KiB a connection). What would end the connection
+    (it fell behind, or a send failed) cancels that task: :attr:`stopped` and :meth:`check` say why.
+
     A send is never cancelled because it is slow: the writer only notes that it is, and the connection decides how
     long the rest may take."""
+
+    __slots__ = (
+        "_closing",
+        "_connection",
+        "_failure",
+        "_limit",
+        "_queue",
+        "_timeout",
+        "_websocket",
+        "_writer",
+        "stopped",
+    )
 
     def __init__(self, websocket: WebSocket, limit: int, timeout: float) -> None:
         self._websocket = websocket
@@ -123,12 +139,13 @@ class _Outbox:
         # A list, not a deque: an empty deque holds a block of 64 slots (760 bytes) all its life; the queue is
         # bounded by ``limit``, so taking from the front of a list costs little.
         self._queue: list[dict[str, Any] | str] = []
-        self._ready: asyncio.Future[None] | None = None
-        """What the writer waits for while the queue is empty: a future made then, rather than an event held for
-        ever (its waiters' deque is most of an idle connection's outbox)."""
+        self._writer: asyncio.Task[None] | None = None
         self._closing = False
-        # A future, not an event: the connection waits for it besides its tasks, without a task of its own.
-        self.fell_behind: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._connection = asyncio.current_task()
+        self._failure: Exception | None = None
+        self.stopped = False
+        """Whether the outbox cancelled its connection's task: the client fell behind (past ``limit`` unread, or a
+        send slower than ``timeout``), or a send failed (:meth:`check` raises its error)."""
 
     def put(self, message: dict[str, Any] | str) -> None:
         """Queue ``message``, or a frame already serialised (around a payload shared by many subscribers)."""
@@ -136,43 +153,64 @@ class _Outbox:
             return
         if len(self._queue) >= self._limit:
             self._closing = True
-            self._behind()
+            self._stop()
         else:
             self._queue.append(message)
-        self._wake()
+            self._write()
 
     def last(self, messages: list[dict[str, Any]]) -> None:
         """Send ``messages`` after what is queued, whatever the limit, and nothing after them."""
         self._queue.extend(messages)
         self._closing = True
-        self._wake()
+        self._write()
 
-    def _wake(self) -> None:
-        if self._ready is not None and not self._ready.done():
-            self._ready.set_result(None)
+    async def flushed(self) -> None:
+        """Once what is queued is sent."""
+        if self._writer is not None:
+            await self._writer
 
-    def _behind(self) -> None:
-        if not self.fell_behind.done():
-            self.fell_behind.set_result(None)
+    def check(self) -> None:
+        """Raise the error a send failed with, if one did."""
+        if self._failure is not None:
+            raise self._failure
 
-    async def run(self) -> None:
+    def close(self) -> asyncio.Task[None] | None:
+        """Stop writing; the writer's task to await, if it was running."""
+        self._closing = True
+        self._connection = None  # a send that stalls from here on ends nothing: the connection is ending
+        writer, self._writer = self._writer, None
+        if writer is not None:
+            writer.cancel()
+        return writer
+
+    def _write(self) -> None:
+        if self._writer is None and self._queue:
+            self._writer = asyncio.get_running_loop().create_task(self._run())
+
+    def _stop(self) -> None:
+        if not self.stopped and self._connection is not None:
+            self.stopped = True
+            self._connection.cancel()
+
+    async def _run(self) -> None:
         loop = asyncio.get_running_loop()
-        while True:
+        try:
             while self._queue:
                 message = self._queue.pop(0)
                 text = message if isinstance(message, str) else encode(message).decode()
-                stalled = loop.call_later(self._timeout, self._behind)
+                stalled = loop.call_later(self._timeout, self._stop)  # fell behind: the send goes on
                 try:
                     await self._websocket.send_text(text)
                 finally:
                     stalled.cancel()
-            if self._closing:
-                return
-            self._ready = loop.create_future()
-            try:
-                await self._ready
-            finally:
-                self._ready = None
+        except Exception as failure:  # the client went away, or a bug: either way the connection ends on it
+            self._closing = True
+            if not self.stopped:
+                self._failure = failure
+                self._stop()
+        finally:
+            if self._writer is asyncio.current_task():
+                self._writer = None
 
 
 class LiveEndpoint:
@@ -212,6 +250,38 @@ class LiveEndpoint:
             pass  # the client went away (a send after it did fails with one of these)
 
     async def _connection(self, websocket: WebSocket) -> None:
+        principal, expires = await self._caller(websocket)
+        outbox = _Outbox(websocket, self._settings.ws_max_queued, self._settings.ws_send_timeout)
+        outbox.put({"type": "connection_ack"})
+        operations: dict[str, _Held] = {}
+        try:
+            await self._read(websocket, outbox, operations, principal, expires)
+        except asyncio.CancelledError:
+            connection = asyncio.current_task()
+            if not outbox.stopped or connection is None or connection.uncancel() > 0:
+                raise  # not the outbox's doing: the server is stopping
+            outbox.check()
+            ended = list(operations)
+            for held in list(operations.values()):
+                held.cancel()
+            behind = FellBehind("the client did not read what was sent in time; connect again")
+            outbox.last([{"id": op_id, "type": "error", "payload": [_errors(behind)["errors"][0]]} for op_id in ended])
+            # What is queued, the errors and the close frame get one send timeout in all. Past it the transport
+            # cannot carry them: the application ends, and the server drops the connection unflushed.
+            with contextlib.suppress(TimeoutError, WebSocketDisconnect, RuntimeError, OSError):
+                async with asyncio.timeout(self._settings.ws_send_timeout):
+                    await outbox.flushed()
+                    await websocket.close(_FELL_BEHIND, "FELL_BEHIND: the client did not read what was sent")
+        finally:
+            stopping = [held.cancel() for held in list(operations.values())]
+            writer = outbox.close()
+            runs = [task for task in stopping if isinstance(task, asyncio.Task)]
+            await asyncio.gather(*runs, *([writer] if writer is not None else []), return_exceptions=True)
+
+    async def _caller(self, websocket: WebSocket) -> tuple[Principal, float | None]:
+        """Who the caller is, and when their credentials expire, from the upgrade request's headers and the
+        ``connection_init`` payload; what they were read from (a token, in either) is let go of once they are
+        checked."""
         try:
             init = await asyncio.wait_for(self._init(websocket), INIT_TIMEOUT)
         except TimeoutError:
@@ -230,46 +300,16 @@ class LiveEndpoint:
             raise _Close(4403, f"Forbidden: {error.message}") from None
         except Unavailable:
             raise _Close(1011, "credentials cannot be checked now") from None
-        expires = _expiry(headers)
-        outbox = _Outbox(websocket, self._settings.ws_max_queued, self._settings.ws_send_timeout)
-        outbox.put({"type": "connection_ack"})
-        operations: dict[str, _Held] = {}
-        writing = asyncio.create_task(outbox.run())
-        reading = asyncio.create_task(self._read(websocket, outbox, operations, principal, expires))
-        behind = outbox.fell_behind
-        try:
-            await asyncio.wait({writing, reading, behind}, return_when=asyncio.FIRST_COMPLETED)
-            if behind.done():
-                reading.cancel()
-                ended = list(operations)
-                for held in list(operations.values()):
-                    held.cancel()
-                behind_ = FellBehind("the client did not read what was sent in time; connect again")
-                outbox.last(
-                    [{"id": op_id, "type": "error", "payload": [_errors(behind_)["errors"][0]]} for op_id in ended]
-                )
-                # What is queued, the errors and the close frame get one send timeout in all. Past it the transport
-                # cannot carry them: the application ends, and the server drops the connection unflushed.
-                with contextlib.suppress(TimeoutError, WebSocketDisconnect, RuntimeError, OSError):
-                    async with asyncio.timeout(self._settings.ws_send_timeout):
-                        await writing
-                        await websocket.close(_FELL_BEHIND, "FELL_BEHIND: the client did not read what was sent")
-                return
-            for task in (reading, writing):
-                if task.done():
-                    task.result()  # a _Close or a disconnect
-        finally:
-            stopping = [held.cancel() for held in list(operations.values())]
-            for waited in (reading, writing, behind):
-                waited.cancel()
-            runs = [task for task in stopping if isinstance(task, asyncio.Task)]
-            await asyncio.gather(reading, writing, behind, *runs, return_exceptions=True)
+        # Nothing reads the upgrade request's headers after this, but the scope (the server's and the WebSocket's)
+        # would keep them for the connection's life: 1.2 KiB from a plain client, a browser's cookies on top.
+        del websocket.scope["headers"][:]
+        return principal, _expiry(headers)
 
     async def _init(self, websocket: WebSocket) -> dict[str, Any]:
         """The ``connection_init`` message; pings before it are answered, anything else closes the socket."""
         while True:
             try:
-                message = await self._message(websocket)
+                message = self._message(await websocket.receive())
             except _OperationRefused:
                 raise _Close(4401, "Unauthorized") from None
             kind = message.get("type")
@@ -292,7 +332,8 @@ class LiveEndpoint:
     ) -> None:
         while True:
             try:
-                message = await self._message(websocket)
+                # Received here rather than in a coroutine of its own: an idle connection waits in this frame.
+                message = self._message(await websocket.receive())
             except _OperationRefused as refused:
                 outbox.put({"id": refused.op_id, "type": "error", "payload": [refused.refused.formatted()]})
                 continue
@@ -356,10 +397,9 @@ class LiveEndpoint:
         # A finished operation lets go of everything it held at once, whether or not the client completes it.
         task.add_done_callback(functools.partial(_forget, operations, op_id))
 
-    async def _message(self, websocket: WebSocket) -> dict[str, Any]:
-        """The next message as a JSON object within the limits; closes the socket with 4400 (4413 when too large)
-        for anything else: a binary frame, text that is not JSON."""
-        received = await websocket.receive()
+    def _message(self, received: Message) -> dict[str, Any]:
+        """The message ``received`` as a JSON object within the limits; closes the socket with 4400 (4413 when too
+        large) for anything else: a binary frame, text that is not JSON."""
         if received["type"] == "websocket.disconnect":
             raise WebSocketDisconnect(received.get("code", 1000), received.get("reason"))
         text = received.get("text")

@@ -11,6 +11,7 @@ import psutil
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
+from websockets.frames import Frame, Opcode
 
 from gateway.server.serving import CLOSE_TIMEOUT
 from tests.support.gateway import Gateway
@@ -160,6 +161,32 @@ async def test_a_client_that_never_reads_is_dropped_by_the_server(
             assert gateway.websockets() == 0, "the server still holds the connection of a client that never reads"
         finally:
             ws.transport.abort()
+
+
+async def test_messages_past_the_queue_limit_end_each_operation_with_fell_behind_then_close_the_socket(
+    gateway_factory: Callable[..., Gateway], table: str
+) -> None:
+    with gateway_factory(table, ws_max_queued=1) as gateway:
+        ws = await _connected(gateway)
+        try:
+            await ws.send(_subscribe("s1", PROJECTS, ws="ws-1"))  # read before the pings, so running when they come
+            # Three pings in one write reach the server together: it reads them in one go, so its writer has not
+            # sent the first pong when the second is queued, past the limit of one.
+            pings = [Frame(Opcode.TEXT, b'{"type":"ping"}').serialize(mask=True) for _ in range(3)]
+            ws.transport.write(b"".join(pings))
+            received = []
+            with pytest.raises(ConnectionClosed) as closed:
+                async with asyncio.timeout(30):
+                    while True:
+                        received.append(json.loads(await ws.recv()))
+        finally:
+            ws.transport.abort()
+    assert received[0] == {"type": "pong"}
+    assert [(m["id"], m["type"], m["payload"][0]["extensions"]["code"]) for m in received[1:]] == [
+        ("s1", "error", "FELL_BEHIND")
+    ]
+    assert closed.value.rcvd is not None
+    assert (closed.value.rcvd.code, closed.value.rcvd.reason.split(":")[0]) == (1008, "FELL_BEHIND")
 
 
 async def _ask_for_big_answers(ws: ClientConnection) -> None:

@@ -508,6 +508,19 @@ async def test_a_socket_without_the_protocol_or_an_event_stream_without_credenti
     assert "text/event-stream" in over_http.json()["errors"][0]["message"]
 
 
+async def test_a_socket_anywhere_but_at_graphql_is_refused(streaming: Gateway) -> None:
+    base = streaming.url.replace("http://", "ws://")
+    for path in ("/", "/graphql/", "/graphql/x", "/healthz"):
+        with pytest.raises(InvalidStatus) as refused:
+            async with connect(base + path, subprotocols=["graphql-transport-ws"]):  # type: ignore[list-item]
+                pass
+        assert refused.value.response.status_code == 403, path
+    served = base + "/graphql?with=a-query"  # a query string is no other path
+    async with connect(served, subprotocols=["graphql-transport-ws"]) as ws:  # type: ignore[list-item]
+        await ws.send(json.dumps({"type": "connection_init"}))
+        assert json.loads(await asyncio.wait_for(ws.recv(), 10)) == {"type": "connection_ack"}
+
+
 def test_a_subscriber_that_falls_behind_is_told_to_resume() -> None:
     async def run() -> list[str]:
         watch = Watch([("node", "Workspace", "WS#ws-1", "META")])
