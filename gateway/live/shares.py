@@ -54,7 +54,7 @@ class Subscriber(Mailbox[Result]):
 
     def __init__(self, sink: Sink | None = None) -> None:
         if sink is None:
-            super().__init__()  # a mailbox (a deque and an event, 1.5 KiB): only one read by a task needs it
+            super().__init__()  # a mailbox: only one read by a task needs it
         self.joined = time.monotonic()
         self._sink = sink
 
@@ -88,8 +88,9 @@ class Run:
         self._resolving: Change | None = None
         self.open = False
         """Others may join it: its watch is held, and it started without a position."""
-        self.settled = asyncio.Event()
-        """Set once it is open, or will never be."""
+        self.settled: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        """Done once it is open, or will never be. A future, not an event (whose deque of waiters, 760 bytes, a
+        distinct subscription's run would hold all its life); awaited shielded, so a waiter cancelled leaves it be."""
         self._task: asyncio.Task[None] | None = None
         self._ending = False
 
@@ -101,7 +102,7 @@ class Run:
         watch.serves = self.members
         if shareable:
             self.open = True
-            self.settled.set()
+            self._settle()
         else:
             self._close()
 
@@ -159,7 +160,11 @@ class Run:
         """No one joins from now on."""
         if self._runs.get(self._key) is self:
             del self._runs[self._key]
-        self.settled.set()
+        self._settle()
+
+    def _settle(self) -> None:
+        if not self.settled.done():
+            self.settled.set_result(None)
 
 
 class Shares:
@@ -190,7 +195,7 @@ class Shares:
 
     async def _run(self, key: Key, start: Callable[[Run], AsyncIterator[Result]]) -> Run:
         while (run := self._runs.get(key)) is not None and not run.open:
-            await run.settled.wait()
+            await asyncio.shield(run.settled)
         if run is None:
             run = self._runs[key] = Run(key, self._runs)
             run.start(start(run))

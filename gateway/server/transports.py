@@ -592,11 +592,12 @@ class LiveEndpoint:
 def _share_key(operation: _Operation, guard: Guard) -> Key:
     """What subscribers must have in common to share a run: the operation as sent, and their guard's standing."""
     params = operation.params
+    # As text: orjson's bytes keep the 4 KiB buffer they were written in, and a run keeps its key for its life.
     return (
         operation.query,
         params.operation_name,
-        encode(params.variables),
-        encode(params.extensions),
+        encode(params.variables).decode(),
+        encode(params.extensions).decode(),
         operation.allowed,
         guard.standing(),
     )
