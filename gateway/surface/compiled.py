@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from graphql import (
     FieldNode,
@@ -64,6 +64,7 @@ per combination of their values, so at most 16."""
 
 _Flags = tuple[Any, ...]
 _Resolve = Callable[..., Any]
+_Completed = TypeVar("_Completed", dict[str, Any], list[Any])
 
 STRAWBERRY_DEFINITION = GraphQLCoreConverter.DEFINITION_BACKREF
 """Where strawberry keeps, on a graphql-core field, the strawberry field it was made from."""
@@ -409,12 +410,15 @@ class CompiledExecutor(StrawberryGraphQLCoreExecutionContext):
             return results
         return self._gathered(results, awaitable)
 
-    async def _gathered(self, results: dict[str, Any], awaitable: list[str]) -> dict[str, Any]:
+    async def _gathered(self, results: _Completed, awaitable: Sequence[Any]) -> _Completed:
+        """``results`` (an object's fields by name, or a list's items) with what it holds at ``awaitable`` awaited
+        in place, together, as graphql-core gathers them."""
         if len(awaitable) == 1:
             results[awaitable[0]] = await results[awaitable[0]]
         else:
-            answers = await gather_with_cancel(*(results[name] for name in awaitable))
-            results.update(zip(awaitable, answers, strict=True))
+            answers = await gather_with_cancel(*(results[key] for key in awaitable))
+            for key, answer in zip(awaitable, answers, strict=True):
+                results[key] = answer
         return results
 
     def execute_field(
@@ -579,13 +583,4 @@ class CompiledExecutor(StrawberryGraphQLCoreExecutionContext):
             raise
         if not waiting:
             return completed
-        return self._gathered_list(completed, waiting)
-
-    async def _gathered_list(self, completed: list[Any], waiting: list[int]) -> list[Any]:
-        if len(waiting) == 1:
-            completed[waiting[0]] = await completed[waiting[0]]
-        else:
-            answers = await gather_with_cancel(*(completed[index] for index in waiting))
-            for index, answer in zip(waiting, answers, strict=True):
-                completed[index] = answer
-        return completed
+        return self._gathered(completed, waiting)
