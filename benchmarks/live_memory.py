@@ -5,8 +5,8 @@ allocations; the clients run in a child process, so that none of theirs are coun
 opened, then ``N`` more: the difference between the two snapshots, divided by ``N``, is what one more costs, with
 what the process held before (imports, the first connection's caches) left out. It is measured twice: connections
 that only said ``connection_init``, and connections each holding one subscription (all with the same selection, so
-sharing one run). The resident set's growth is printed besides: it includes what ``tracemalloc`` cannot see (zlib's
-buffers, freed memory the allocator keeps).
+sharing one run; with ``--distinct``, each of a workspace of its own, so a run each). The resident set's growth is
+printed besides: it includes what ``tracemalloc`` cannot see (zlib's buffers, freed memory the allocator keeps).
 """
 
 from __future__ import annotations
@@ -61,6 +61,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument("--top", type=int, default=12, help="tracebacks printed per measure")
     parser.add_argument(
+        "--distinct", action="store_true", help="each subscription of a workspace of its own: a run each, not shared"
+    )
+    parser.add_argument(
         "--profile",
         type=int,
         metavar="CHANGES",
@@ -74,10 +77,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.profile:
         _profile(args.subscribers, args.compression, args.profile, args.top, args.ws)
         return
-    _measure(args.subscribers, args.compression, args.top, args.ws)
+    _measure(args.subscribers, args.compression, args.top, args.ws, args.distinct)
 
 
-def _measure(count: int, compression: bool, top: int, ws: str) -> None:
+def _measure(count: int, compression: bool, top: int, ws: str, distinct: bool = False) -> None:
     with ExitStack() as stack:
         _, _, settings = _engine(stack, compression)
         app, url, _ = stack.enter_context(_served(settings, ws))
@@ -87,8 +90,8 @@ def _measure(count: int, compression: bool, top: int, ws: str) -> None:
         for subscribe in (False, True):
             clients = stack.enter_context(_children(url))
             what = "subscription" if subscribe else "connection"
-            first = _step(clients, count, subscribe, feed)
-            second = _step(clients, count, subscribe, feed)
+            first = _step(clients, count, subscribe, feed, distinct=distinct)
+            second = _step(clients, count, subscribe, feed, distinct=distinct)
             _report(what, count, first, second, top)
             _command(clients, "close")
 
@@ -147,14 +150,29 @@ def _in_gateway(server: uvicorn.Server, call: Callable[[], Any]) -> None:
     done.wait(10)
 
 
+def _held(feed: Feed) -> int:
+    """The subscriptions the gateway holds, counted from this thread while its loop runs in another: a count
+    taken while a subscription comes or goes (its dictionaries changing size) is taken again."""
+    while True:
+        try:
+            return feed.subscribers()
+        except RuntimeError:
+            time.sleep(0.01)
+
+
 def _step(
-    clients: subprocess.Popen[str], count: int, subscribe: bool, feed: Feed, snapshot: bool = True
+    clients: subprocess.Popen[str],
+    count: int,
+    subscribe: bool,
+    feed: Feed,
+    snapshot: bool = True,
+    distinct: bool = False,
 ) -> tuple[Any, int]:
     """Open ``count`` more connections, wait until the gateway holds them, and take a snapshot."""
-    expected = feed.subscribers() + count if subscribe else None
-    _command(clients, f"open {count} {int(subscribe)}")
+    expected = _held(feed) + count if subscribe else None
+    _command(clients, f"open {count} {int(subscribe)} {int(distinct)}")
     deadline = time.monotonic() + 120
-    while expected is not None and feed.subscribers() < expected:
+    while expected is not None and _held(feed) < expected:
         if time.monotonic() > deadline:
             raise RuntimeError("the gateway never held the subscriptions")
         time.sleep(0.05)
@@ -251,10 +269,10 @@ async def _clients(url: str) -> None:
     loop = asyncio.get_running_loop()
     while line := (await loop.run_in_executor(None, sys.stdin.readline)).split():
         if line[0] == "open":
-            count, subscribe = int(line[1]), bool(int(line[2]))
+            count, subscribe, distinct = int(line[1]), bool(int(line[2])), bool(int(line[3]))
             for first in range(0, count, _CONNECTING):
                 batch = min(count, first + _CONNECTING) - first
-                opened = await asyncio.gather(*(_client(url, subscribe) for _ in range(batch)))
+                opened = await asyncio.gather(*(_client(url, subscribe, distinct) for _ in range(batch)))
                 connections += opened
         elif line[0] == "receive":
             await asyncio.gather(*(_receive(one, int(line[1])) for one in connections))
@@ -269,13 +287,15 @@ async def _receive(connection: ClientConnection, count: int) -> None:
         await connection.recv()
 
 
-async def _client(url: str, subscribe: bool) -> ClientConnection:
-    """A client offering permessage-deflate, as browsers do: the gateway's setting decides."""
+async def _client(url: str, subscribe: bool, distinct: bool) -> ClientConnection:
+    """A client offering permessage-deflate, as browsers do: the gateway's setting decides. Its subscription
+    shares its run with the others', or, ``distinct``, watches a workspace of its own: a run of its own."""
     connection = await connect(url, subprotocols=["graphql-transport-ws"], open_timeout=120)  # type: ignore[list-item]
     await connection.send(json.dumps({"type": "connection_init"}))
     await connection.recv()
     if subscribe:
-        payload = {"query": SUBSCRIPTION, "variables": {"ws": "ws-memory"}}
+        workspace = f"ws-{uuid.uuid4().hex[:12]}" if distinct else "ws-memory"
+        payload = {"query": SUBSCRIPTION, "variables": {"ws": workspace}}
         await connection.send(json.dumps({"id": "1", "type": "subscribe", "payload": payload}))
     return connection
 
