@@ -34,7 +34,7 @@ from graphql import (
 from graphql.execution.values import VariableValues, get_argument_values, get_directive_values
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Scope:
     """What reading a selection needs besides its nodes: the schema, the document's fragments, the variables, and
     where the fields read are kept (none: read anew each time)."""
@@ -52,7 +52,7 @@ class Scope:
         return cls(info.schema, info.fragments, variables, selections)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Field:
     """One selected field, its nodes merged by response key as execution merges them."""
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator, Iterator, Sequence, Sized
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import AsyncIterator, Callable, Sequence, Sized
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -71,6 +71,8 @@ class Mailbox(Generic[Held]):
     """What arrived for one reader, in the order it arrived, until it is closed; a reader that leaves
     ``WATCH_LIMIT`` unread is told it fell behind once it has read them."""
 
+    __slots__ = ("_arrived", "_closed", "_failure", "_items", "_overflowed")
+
     def __init__(self) -> None:
         # A list and a future made only while the reader waits, not a deque and an event: an empty deque holds a
         # block of 64 slots (760 bytes) all its life, and an event a deque of waiters; every subscriber and every
@@ -102,14 +104,25 @@ class Mailbox(Generic[Held]):
         if arrived is not None and not arrived.done():
             arrived.set_result(None)
 
+    def take(self) -> Held | None:
+        """The next item, or None while none waits; once what it holds is read, the failure it ends with, raised."""
+        if self._items:
+            return self._items.pop(0)
+        if self._overflowed:
+            raise FellBehind("the subscription fell behind the changes: subscribe again after the last position")
+        if self._failure is not None:
+            raise self._failure
+        return None
+
+    @property
+    def closed(self) -> bool:
+        """Nothing more will arrive."""
+        return self._closed
+
     async def __aiter__(self) -> AsyncIterator[Held]:
         while True:
-            while self._items:
-                yield self._items.pop(0)
-            if self._overflowed:
-                raise FellBehind("the subscription fell behind the changes: subscribe again after the last position")
-            if self._failure is not None:
-                raise self._failure
+            while (item := self.take()) is not None:
+                yield item
             if self._closed:
                 return
             self._arrived = asyncio.get_running_loop().create_future()
@@ -122,6 +135,8 @@ class Mailbox(Generic[Held]):
 class Watch(Mailbox[Change]):
     """The changes of some topics, in the order they arrived, until the feed closes."""
 
+    __slots__ = ("began", "from_now", "listener", "serves", "topics")
+
     def __init__(self, topics: Sequence[Topic], from_now: bool = False) -> None:
         super().__init__()
         self.topics = tuple(topics)
@@ -131,6 +146,13 @@ class Watch(Mailbox[Change]):
         self.began = time.monotonic()
         self.serves: Sized = (self,)
         """The subscribers it serves: itself, or the members of the shared run it reads for."""
+        self.listener: Callable[[], None] | None = None
+        """Called whenever something arrives (or it closes, or fails): a reader that holds no task while idle."""
+
+    def _wake(self) -> None:
+        super()._wake()
+        if self.listener is not None:
+            self.listener()
 
 
 class Feed:
@@ -225,8 +247,8 @@ class Feed:
             for watch in watches:
                 watch.close()
 
-    @contextmanager
-    def watch(self, topics: Sequence[Topic], from_now: bool = False) -> Iterator[Watch]:
+    def watch(self, topics: Sequence[Topic], from_now: bool = False) -> Watch:
+        """A watch of ``topics``, held until :meth:`unwatch`; Unavailable when subscriptions cannot be served."""
         if self.arn is None:
             raise Unavailable("subscriptions need the table's stream (NEW_AND_OLD_IMAGES): see create-table")
         if self._closed:
@@ -245,15 +267,16 @@ class Feed:
         watch = Watch(topics, from_now)
         for topic in topics:
             self._watches.setdefault(topic, set()).add(watch)
-        try:
-            yield watch
-        finally:
-            for topic in topics:
-                held = self._watches.get(topic)
-                if held is not None:
-                    held.discard(watch)
-                    if not held:
-                        del self._watches[topic]
+        return watch
+
+    def unwatch(self, watch: Watch) -> None:
+        """Let go of ``watch``: nothing more reaches it."""
+        for topic in watch.topics:
+            held = self._watches.get(topic)
+            if held is not None:
+                held.discard(watch)
+                if not held:
+                    del self._watches[topic]
 
     def _crashed(self, task: str, crash: str) -> None:
         if self.on_crash is not None:

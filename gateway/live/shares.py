@@ -6,6 +6,10 @@ first subscriber's operation runs; every subscriber receives its results, each i
 task of its subscription) or, given a :class:`Sink`, written straight through (a socket's subscription: an idle one
 holds no task), and writes its own frames. A run is open to others only once its watch is held and only if it
 started without a position: a resumed subscription replays what it missed, which no later subscriber may share.
+
+Once its operation has set up (and replayed what a resumed one missed), a run *stands*: it holds its watch and a way
+to resolve a change, but no open GraphQL execution and no task. A change that arrives starts a task that resolves
+what waits and ends; an idle run is a few small objects, whether others share it or not.
 """
 
 from __future__ import annotations
@@ -52,6 +56,8 @@ class Sink(Protocol):
 class Subscriber(Mailbox[Result]):
     """One subscriber of a run: what reaches it, as if it ran alone from the moment it joined."""
 
+    __slots__ = ("_sink", "joined")
+
     def __init__(self, sink: Sink | None = None) -> None:
         if sink is None:
             super().__init__()  # a mailbox: only one read by a task needs it
@@ -78,8 +84,27 @@ class Subscriber(Mailbox[Result]):
             self._sink.end(error)
 
 
+class Standing(Protocol):
+    """What a run that stands holds between changes: its watch, and how it resolves what the watch receives."""
+
+    @property
+    def watch(self) -> Watch:
+        """The subscription's watch, held until :meth:`release`."""
+
+    async def respond(self, change: Change) -> Result | None:
+        """The result of ``change``; None: it is not the subscribers' to see."""
+
+    def failed(self, error: Exception) -> Result:
+        """The result that ends the run when its watch or its resolution fails with ``error``."""
+
+    def release(self) -> None:
+        """Let go of the watch: nothing more reaches it."""
+
+
 class Run:
     """One execution of a subscription, whose results every subscriber receives."""
+
+    __slots__ = ("_ending", "_key", "_resolving", "_runs", "_standing", "_task", "members", "open", "settled")
 
     def __init__(self, key: Key, runs: dict[Key, Run]) -> None:
         self.members: set[Subscriber] = set()
@@ -88,14 +113,21 @@ class Run:
         self._resolving: Change | None = None
         self.open = False
         """Others may join it: its watch is held, and it started without a position."""
-        self.settled: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        """Done once it is open, or will never be. A future, not an event (whose deque of waiters, 760 bytes, a
-        distinct subscription's run would hold all its life); awaited shielded, so a waiter cancelled leaves it be."""
+        self.settled: asyncio.Future[None] | None = asyncio.get_running_loop().create_future()
+        """Done once it is open, or will never be; None from then on (no one waits for it again). A future, not an
+        event (whose deque of waiters, 760 bytes, a run would hold all its life); awaited shielded, so a waiter
+        cancelled leaves it be."""
         self._task: asyncio.Task[None] | None = None
+        """What runs it: the operation's task, then, once it stands, one while changes wait to be resolved."""
         self._ending = False
+        self._standing: Standing | None = None
 
     def start(self, results: AsyncIterator[Result]) -> None:
         self._task = asyncio.create_task(self._pump(results))
+
+    def stand(self, standing: Standing) -> None:
+        """Once the operation's results end, resolve each change its watch receives with ``standing``."""
+        self._standing = standing
 
     def watching(self, watch: Watch, shareable: bool) -> None:
         """The operation holds its watch: what it receives from now on, a subscriber joining now would receive."""
@@ -124,37 +156,86 @@ class Run:
     def drop(self, subscriber: Subscriber) -> asyncio.Task[None] | None:
         """Let go of ``subscriber`` at once; the last one to leave cancels the run: its task, to await if need be."""
         self.members.discard(subscriber)
+        task = self._task
         # The run's own task ends itself: a subscriber that a final result ends leaves while it is delivered.
-        if self.members or self._task is None or self._ending or self._task is asyncio.current_task():
+        if self.members or self._ending or (task is not None and task is asyncio.current_task()):
             return None
         self._close()
-        self._task.cancel()
-        return self._task
+        self._let_go()
+        if task is None:
+            return None  # a standing run, idle
+        task.cancel()
+        return task
 
     async def _pump(self, results: AsyncIterator[Result]) -> None:
         try:
             async for result in results:
-                # An error ends the operation whenever it comes: every subscriber receives it. A run no one may join
-                # (a resumed one) has only the subscriber that began it, which receives all it resolves.
-                shared = (
-                    dataclasses.replace(result, change=self._resolving) if self.open and not result.final else result
-                )
-                self._resolving = None
-                # A copy: a sink whose subscription this result ends leaves the run while it is delivered.
-                for subscriber in tuple(self.members):
-                    subscriber.offer(shared)
-                if result.final:
+                if self._offer(result):
                     break
+            else:
+                standing = self._standing
+                if standing is not None:  # set up: from now on, a task only while changes wait
+                    self._task = None
+                    standing.watch.listener = self._wake
+                    self._wake()
+                    return
         except Exception as error:  # each subscriber reports it, as its own run would have
-            self._close()
-            self._ending = True
-            for subscriber in tuple(self.members):
-                subscriber.fail(error)
+            self._end(error)
             return
+        self._end(None)
+
+    def _wake(self) -> None:
+        if self._task is None and not self._ending:
+            self._task = asyncio.create_task(self._drain())
+
+    async def _drain(self) -> None:
+        standing = self._standing
+        assert standing is not None
+        try:
+            while True:
+                try:
+                    change = standing.watch.take()
+                    if change is None:
+                        break
+                    result = await standing.respond(change)
+                except Exception as error:  # the feed's (fell behind, interrupted) or resolving's: it ends the run
+                    result = standing.failed(error)
+                if result is not None and self._offer(result):
+                    self._end(None)
+                    return
+        finally:
+            if self._task is asyncio.current_task():
+                self._task = None
+        if standing.watch.closed:
+            self._end(None)
+
+    def _offer(self, result: Result) -> bool:
+        """Deliver ``result`` to every member; whether it ends the run."""
+        # An error ends the operation whenever it comes: every subscriber receives it. A run no one may join (a
+        # resumed one) has only the subscriber that began it, which receives all it resolves.
+        shared = dataclasses.replace(result, change=self._resolving) if self.open and not result.final else result
+        self._resolving = None
+        # A copy: a sink whose subscription this result ends leaves the run while it is delivered.
+        for subscriber in tuple(self.members):
+            subscriber.offer(shared)
+        return result.final
+
+    def _end(self, error: Exception | None) -> None:
+        """The run is over: each subscriber left is told, as its own run would have told it."""
         self._close()
+        self._let_go()
         self._ending = True
         for subscriber in tuple(self.members):
-            subscriber.close()
+            if error is None:
+                subscriber.close()
+            else:
+                subscriber.fail(error)
+
+    def _let_go(self) -> None:
+        standing, self._standing = self._standing, None
+        if standing is not None:
+            standing.watch.listener = None
+            standing.release()
 
     def _close(self) -> None:
         """No one joins from now on."""
@@ -163,8 +244,9 @@ class Run:
         self._settle()
 
     def _settle(self) -> None:
-        if not self.settled.done():
-            self.settled.set_result(None)
+        settled, self.settled = self.settled, None
+        if settled is not None:
+            settled.set_result(None)
 
 
 class Shares:
@@ -195,6 +277,7 @@ class Shares:
 
     async def _run(self, key: Key, start: Callable[[Run], AsyncIterator[Result]]) -> Run:
         while (run := self._runs.get(key)) is not None and not run.open:
+            assert run.settled is not None  # a run is settled once it is open, or no longer kept
             await asyncio.shield(run.settled)
         if run is None:
             run = self._runs[key] = Run(key, self._runs)

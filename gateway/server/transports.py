@@ -27,6 +27,7 @@ from typing import Any
 
 import jwt
 import strawberry
+from graphql import ExecutionResult as GraphQLExecutionResult
 from graphql import GraphQLError
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
@@ -559,7 +560,7 @@ class LiveEndpoint:
     ) -> AsyncGenerator[Result, None]:
         """Each result of ``operation``, serialised once: for all the members of ``run``, or for one caller."""
         request_id = uuid.uuid4().hex
-        live = Live(state.feed, self._settings, self._codec, run)
+        live = Live(state.feed, self._settings, self._codec, run, _result)
         context = Context.of(
             state.store, self._settings, self._codec, guard, request_id, planner=self._planner, live=live
         )
@@ -580,11 +581,10 @@ class LiveEndpoint:
             async for result in results:
                 if not isinstance(result, ExecutionResult):
                     continue  # incremental delivery frames are not served here
-                body = _body(result, request_id)
-                if isinstance(result, PreExecutionError) or (result.data is None and bool(result.errors)):
-                    yield _final(body)
+                served = _result(result, request_id)
+                yield served
+                if served.final:
                     return
-                yield Result(encode(body).decode(), final=False)
         finally:
             await results.aclose()
 
@@ -733,7 +733,15 @@ def closing_on_exit(feed: Feed) -> Iterator[None]:
             signal.signal(sig, handler)
 
 
-def _body(result: ExecutionResult, request_id: str) -> dict[str, Any]:
+def _result(result: ExecutionResult | GraphQLExecutionResult, request_id: str) -> Result:
+    """One result as its subscribers receive it; final when it ends the operation: an error without data."""
+    body = _body(result, request_id)
+    if isinstance(result, PreExecutionError) or (result.data is None and bool(result.errors)):
+        return _final(body)
+    return Result(encode(body).decode(), final=False)
+
+
+def _body(result: ExecutionResult | GraphQLExecutionResult, request_id: str) -> dict[str, Any]:
     body: dict[str, Any] = {}
     if not isinstance(result, PreExecutionError):
         body["data"] = result.data

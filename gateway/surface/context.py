@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from graphql import ExecutionResult
 
 from gateway.config import Settings
 from gateway.dynamo.accounting import Ledger
@@ -12,13 +15,14 @@ from gateway.execution.cursors import CursorCodec
 from gateway.execution.guard import Guard
 from gateway.execution.reader import Reader
 from gateway.live.fanout import Feed
-from gateway.live.shares import Run
+from gateway.live.shares import Result, Run
 
 if TYPE_CHECKING:
     from gateway.execution.cost import Planner
+    from gateway.surface.compiled import EventExecutors
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Live:
     """What a subscription needs besides the request's context: the feed, and how to build a reader per event."""
 
@@ -27,6 +31,8 @@ class Live:
     codec: CursorCodec
     run: Run | None = None
     """The shared run the subscription is, whose members receive what it resolves; None: it runs alone."""
+    finish: Callable[[ExecutionResult, str], Result] | None = None
+    """An event's result (of the request with this id) as its subscribers receive it, serialised once."""
 
 
 @dataclass
@@ -49,6 +55,8 @@ class Context:
     """The compiled plans of the request's document (``Prepared.plans``); None: it is not kept, so interpreted."""
     executed: str | None = None
     """How the operation ran, once it has: ``compiled`` or ``interpreted`` (counted in /metrics)."""
+    events: EventExecutors | None = None
+    """How a subscription's events are executed, once its executor is built: a standing run keeps it."""
 
     @classmethod
     def of(

@@ -4,16 +4,21 @@ Each event carries its ``kind``, the object as written (as it was, for a delete)
 selection and reader, and its stream ``position``; a subscriber passes its last position as ``after`` to resume.
 The guard is applied twice: to the subscription's arguments before it starts (as to a query's), and to every
 change before it is delivered (the item must be one the subscriber may read).
+
+A subscription's field runs as GraphQL says only until it holds its watch (and has replayed what a resumed one
+missed); then its run stands (``live.shares``): each change is executed as GraphQL executes a subscription's event,
+by graphql-core's executor of the operation with the event as its root, without an open execution between changes.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from enum import Enum
+from inspect import isawaitable
 from typing import Annotated, Any
 
 import strawberry
-from graphql import GraphQLObjectType, get_named_type
+from graphql import ExecutionResult, GraphQLError, GraphQLObjectType, get_named_type
 
 from gateway.design import global_ids
 from gateway.design.keys import validate_id
@@ -21,10 +26,12 @@ from gateway.design.model import Collection, Entity, graphql_name, lower_camel
 from gateway.dynamo.accounting import Ledger
 from gateway.errors import Unavailable
 from gateway.execution import selection
+from gateway.execution.guard import Guard
 from gateway.execution.reader import Reader
-from gateway.live.fanout import Change, Topic, collection_topic, item_topic
+from gateway.live.fanout import Change, Topic, Watch, collection_topic, item_topic
+from gateway.live.shares import Result
 from gateway.surface.builder import Builder
-from gateway.surface.context import Live
+from gateway.surface.context import Context, Live
 from gateway.surface.toolkit import Fields, Info, id_argument, new_class, resolve_info, signature
 from gateway.surface.types import Node
 
@@ -100,6 +107,9 @@ class _Subscriptions:
         parent = collection.parent
         change_type = self._change_type(collection.entity)
 
+        def event(change: Change) -> Any:
+            return change_type(kind=ChangeKind(change.kind), position=change.position, node=self._object(change))
+
         async def resolve(root: Any, info: Info, **arguments: Any) -> AsyncGenerator[Any, None]:
             ids = self.model.canonical(
                 parent,
@@ -107,8 +117,8 @@ class _Subscriptions:
             )
             info.context.guard.check_query(collection, ids)
             topic = collection_topic(collection.name, parent, ids)
-            async for change in self._changes(info, [topic], arguments.get("after")):
-                yield change_type(kind=ChangeKind(change.kind), position=change.position, node=self._object(change))
+            async for change in self._changes(info, [topic], arguments.get("after"), event):
+                yield event(change)
 
         parameters = [
             (f"p{i}", id_argument(name, f"The {parent.name}'s {name}.")) for i, name in enumerate(parent.id_fields)
@@ -120,8 +130,8 @@ class _Subscriptions:
             entity, ids = global_ids.decode(self.model, arguments["p0"], "id")
             info.context.guard.check_item(entity, ids)
             topic = item_topic(self.model, entity, ids)
-            async for change in self._changes(info, [topic], arguments.get("after")):
-                yield NodeChange(kind=ChangeKind(change.kind), position=change.position, node=self._object(change))
+            async for change in self._changes(info, [topic], arguments.get("after"), self._node_change):
+                yield self._node_change(change)
 
         return signature(
             resolve,
@@ -132,28 +142,109 @@ class _Subscriptions:
     def _object(self, change: Change) -> Any:
         return self.builder.makers[change.entity.name](change.ids, change.item)
 
-    async def _changes(self, info: Info, topics: Sequence[Topic], after: str | None) -> AsyncIterator[Change]:
-        """The changes the subscriber may see, each with its selection read ahead through a reader of its own."""
-        context = info.context
+    def _node_change(self, change: Change) -> NodeChange:
+        return NodeChange(kind=ChangeKind(change.kind), position=change.position, node=self._object(change))
+
+    async def _changes(
+        self, info: Info, topics: Sequence[Topic], after: str | None, event: Callable[[Change], Any]
+    ) -> AsyncIterator[Change]:
+        """The changes a resumed subscriber missed, each with its selection read ahead through a reader of its own;
+        then the subscription's run stands on its watch, resolving each change it receives into ``event``."""
+        context: Context = info.context
         live = context.live
-        if live is None:
+        if live is None or live.run is None or live.finish is None or context.events is None:
             raise Unavailable("subscriptions are served over WebSocket and server-sent events")
         ahead = _selected_nodes(info)
-        with live.feed.watch(topics, from_now=after is None) as watch:
-            if live.run is not None:
-                live.run.watching(watch, shareable=after is None)
+        watch = live.feed.watch(topics, from_now=after is None)
+        held = True
+        try:
+            live.run.watching(watch, shareable=after is None)
             replayed: set[str] = set()
             if after is not None:
                 async for change in live.feed.replay(after, topics):
                     replayed.add(change.position)
-                    if await _ready(info, live, change, ahead):
+                    reader = await _read(context.guard, context.request_id, live, change, ahead)
+                    if reader is not None:
+                        context.reader = reader
                         yield change
-            async for change in watch:
-                if change.position in replayed:
-                    change.reads.done()
-                    continue
-                if await _ready(info, live, change, ahead):
-                    yield change
+            live.run.stand(_Events(context, live, live.finish, watch, ahead, event, replayed))
+            held = False  # the run holds it from now on
+        finally:
+            if held:
+                live.feed.unwatch(watch)
+
+
+class _Events:
+    """A standing subscription (``live.shares.Standing``): its watch, and how it resolves a change, as graphql-core
+    executes a subscription's event, with the event as the root and a context and reader of its own. It keeps what
+    that needs and no more: an idle run holds no executor and no request context."""
+
+    __slots__ = (
+        "ahead",
+        "compiled",
+        "event",
+        "executors",
+        "finish",
+        "guard",
+        "live",
+        "plans",
+        "replayed",
+        "request",
+        "watch",
+    )
+
+    def __init__(
+        self,
+        context: Context,
+        live: Live,
+        finish: Callable[[ExecutionResult, str], Result],
+        watch: Watch,
+        ahead: _Ahead,
+        event: Callable[[Change], Any],
+        replayed: set[str],
+    ) -> None:
+        assert context.events is not None
+        self.executors = context.events
+        self.guard = context.guard
+        self.request = context.request_id
+        self.compiled = context.compiled
+        self.plans = context.plans
+        self.live = live
+        self.finish = finish
+        self.watch = watch
+        self.ahead = ahead
+        self.event = event
+        self.replayed = replayed or None
+        """Positions a resumed subscription replayed, which its watch may receive again."""
+
+    async def respond(self, change: Change) -> Result | None:
+        if self.replayed is not None and change.position in self.replayed:
+            change.reads.done()
+            return None
+        reader = await _read(self.guard, self.request, self.live, change, self.ahead)
+        if reader is None:
+            return None
+        context = Context(
+            self.request,
+            reader,
+            reader.ledger,
+            live=self.live,
+            compiled=self.compiled,
+            plans=self.plans,
+            events=self.executors,
+        )
+        result = self.executors.build(self.event(change), context).execute_operation(False)
+        if isawaitable(result):
+            result = await result
+        assert isinstance(result, ExecutionResult)  # a subscription's event is never delivered incrementally
+        return self.finish(result, self.request)
+
+    def failed(self, error: Exception) -> Result:
+        graphql_error = error if isinstance(error, GraphQLError) else GraphQLError(str(error), original_error=error)
+        return self.finish(ExecutionResult(data=None, errors=[graphql_error]), self.request)
+
+    def release(self) -> None:
+        self.live.feed.unwatch(self.watch)
 
 
 def _subscription(fields: Fields, name: str, annotation: Any, resolver: Callable[..., Any], description: str) -> None:
@@ -179,19 +270,17 @@ def _selected_nodes(info: Info) -> _Ahead:
     ]
 
 
-async def _ready(info: Info, live: Live, change: Change, ahead: _Ahead) -> bool:
-    """Whether the subscriber may see ``change``; if so, what its node selects is read, round by round, as a
-    query's walk would, through a reader of its own over the change's shared reads."""
-    context = info.context
-    guard = context.guard
+async def _read(guard: Guard, request_id: str, live: Live, change: Change, ahead: _Ahead) -> Reader | None:
+    """None when the subscriber may not see ``change``; else a reader of its own over the change's shared reads,
+    holding what its node selects, read round by round as a query's walk would."""
     try:
         if not (guard.permits_item(change.entity, change.ids) and guard.visible(change.entity, change.item)):
-            return False
+            return None
         if live.run is not None:
             live.run.resolving(change)
-        context.reader = Reader(change.reads, live.settings, live.codec, Ledger(), guard, context.request_id)
+        reader = Reader(change.reads, live.settings, live.codec, Ledger(), guard, request_id)
         for scope, field, path in ahead:
-            await context.reader.expand_field(change.entity, change.item, scope, field, path)
-        return True
+            await reader.expand_field(change.entity, change.item, scope, field, path)
+        return reader
     finally:
         change.reads.done()

@@ -13,6 +13,7 @@ import pytest
 
 from gateway.design import global_ids
 from gateway.execution.reader import Reader
+from gateway.live import fanout
 from schema.model import TICKET
 from tests.support.gateway import Gateway
 from tests.support.identity import Issuer
@@ -60,9 +61,12 @@ async def test_subscribers_of_one_selection_cost_one_resolution_per_change(
             await client.subscribe(PROJECTS, op_id=f"op-{n}", ws="ws-1")
         await listening(streaming, watches=5)
         streaming.sent.clear()
-        put_project(dynamodb, fresh_table, "ws-1", "p-1", "First")
-        put_project(dynamodb, fresh_table, "ws-1", "p-2", "Second")
-        received = [[await client.receive() for _ in range(2)] for client in clients]
+        received: list[list[dict[str, Any]]] = [[] for _ in clients]
+        # One change at a time: changes that arrive together share their reads too (see the next test).
+        for project, title in (("p-1", "First"), ("p-2", "Second")):
+            put_project(dynamodb, fresh_table, "ws-1", project, title)
+            for client, messages in zip(clients, received, strict=True):
+                messages.append(await client.receive())
     for n, messages in enumerate(received):
         assert [one["id"] for one in messages] == [f"op-{n}", f"op-{n}"]  # each frame names its own operation
         titles = [one["payload"]["data"]["workspaceProjectsChanged"]["node"]["title"] for one in messages]
@@ -129,6 +133,16 @@ async def test_two_tenants_with_one_document_never_share(
     assert seen_by_bob["payload"]["data"]["nodeChanged"]["node"] == {"title": "Bob's"}
 
 
+def _in_the_gateway(gateway: Gateway, call: Callable[[], Any]) -> None:
+    """Run ``call`` in the gateway's event loop, in one turn of it (as records read together are delivered)."""
+
+    async def once() -> None:
+        call()
+
+    loop = next(iter(gateway.server.server_state.connections)).loop
+    asyncio.run_coroutine_threadsafe(once(), loop).result(timeout=10)
+
+
 def _tasks(gateway: Gateway) -> int:
     """The tasks alive in the gateway's event loop, counted in that loop."""
 
@@ -164,6 +178,89 @@ async def test_an_idle_subscription_holds_no_task_of_its_own(
     }
     assert after_complete["id"] == "op-0"  # the completed ones were sent nothing more
     assert after_complete["payload"]["data"]["workspaceProjectsChanged"]["node"]["title"] == "Second"
+
+
+async def _settled_tasks(gateway: Gateway, expected: int) -> int:
+    """The gateway's tasks once the ones that resolve changes have ended (a few moments at most), or what is left."""
+    for _ in range(50):
+        if (alive := _tasks(gateway)) <= expected:
+            return alive
+        await asyncio.sleep(0.1)
+    return alive
+
+
+async def test_subscriptions_of_their_own_stand_idle_without_a_task_or_an_execution(
+    streaming: Gateway, dynamodb: Any, fresh_table: str
+) -> None:
+    """A run per subscription (a workspace each) holds its watch and how to resolve a change, not an open GraphQL
+    execution with a task: twenty more idle runs are not one task more; a change starts a task that ends with it."""
+    for n in range(21):
+        put_workspace(dynamodb, fresh_table, f"ws-{n}")
+    async with socket(streaming) as client:
+        await client.subscribe(PROJECTS, op_id="op-0", ws="ws-0")
+        await listening(streaming, watches=1)
+        one = _tasks(streaming)
+        for n in range(1, 21):
+            await client.subscribe(PROJECTS, op_id=f"op-{n}", ws=f"ws-{n}")
+        await listening(streaming, watches=21)
+        idle = _tasks(streaming)
+        put_project(dynamodb, fresh_table, "ws-7", "p-1", "Seventh")
+        put_project(dynamodb, fresh_table, "ws-0", "p-2", "First")
+        received = [await client.receive() for _ in range(2)]
+        after_changes = await _settled_tasks(streaming, one)
+        for n in range(1, 21):
+            await client.connection.send(json.dumps({"id": f"op-{n}", "type": "complete"}))
+        for _ in range(50):  # each completed run lets go of its watch
+            if streaming.app.state.feed.subscribers() == 1:
+                break
+            await asyncio.sleep(0.1)
+        assert streaming.app.state.feed.subscribers() == 1
+        put_project(dynamodb, fresh_table, "ws-7", "p-3", "Not sent")
+        put_project(dynamodb, fresh_table, "ws-0", "p-4", "Second")
+        last = await client.receive()
+    assert idle == one  # twenty more runs of their own, not one task more
+    assert after_changes == one  # what resolved the changes ended with them
+    # Two runs: each delivers its own change, in whichever order they resolve.
+    assert sorted(
+        (one["id"], one["payload"]["data"]["workspaceProjectsChanged"]["node"]["title"]) for one in received
+    ) == [("op-0", "First"), ("op-7", "Seventh")]
+    assert (last["id"], last["payload"]["data"]["workspaceProjectsChanged"]["node"]["title"]) == ("op-0", "Second")
+
+
+async def test_a_standing_run_that_falls_behind_tells_its_subscribers_to_resume(
+    streaming: Gateway, dynamodb: Any, fresh_table: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """More changes than a run may leave unresolved, arriving at once (as a page of the stream does): what it holds
+    is delivered, then every subscriber of the run is told FELL_BEHIND; a run of another selection goes on."""
+    monkeypatch.setattr(fanout, "WATCH_LIMIT", 3)
+    titles_only = "subscription($ws: ID!) { workspaceProjectsChanged(workspaceId: $ws) { node { title } } }"
+    put_workspace(dynamodb, fresh_table, "ws-1")
+    put_workspace(dynamodb, fresh_table, "ws-2")
+    async with socket(streaming) as first, socket(streaming) as second, socket(streaming) as other:
+        await first.subscribe(titles_only, ws="ws-1")
+        await second.subscribe(titles_only, ws="ws-1")
+        await other.subscribe(titles_only, ws="ws-2")
+        await listening(streaming, watches=3)
+        feed = streaming.app.state.feed
+        records = [
+            {
+                "event": "INSERT",
+                "keys": {"PK": {"S": "WS#ws-1"}, "SK": {"S": f"PROJ#p-{n}"}},
+                "new": {"PK": {"S": "WS#ws-1"}, "SK": {"S": f"PROJ#p-{n}"}, "title": {"S": f"t-{n}"}},
+                "position": f"position-{n}",
+            }
+            for n in range(5)
+        ]
+        _in_the_gateway(streaming, lambda: [feed.publish(record) for record in records])
+        received = [[await client.receive() for _ in range(4)] for client in (first, second)]
+        put_project(dynamodb, fresh_table, "ws-2", "p-9", "Still served")
+        still = await other.event()
+    for messages in received:
+        titles = [one["payload"]["data"]["workspaceProjectsChanged"]["node"]["title"] for one in messages[:3]]
+        assert titles == ["t-0", "t-1", "t-2"]  # what the run held, in order
+        assert messages[3]["type"] == "error"
+        assert [error["extensions"]["code"] for error in messages[3]["payload"]] == ["FELL_BEHIND"]
+    assert still["node"] == {"title": "Still served"}
 
 
 @pytest.mark.parametrize("compression", [False, True])
