@@ -182,6 +182,7 @@ class Feed:
         self._closed = False
         self._replaying = asyncio.Semaphore(1)
         self._relaying: asyncio.Task[None] | None = None
+        self._together: SharedReads | None = None
 
     @classmethod
     @asynccontextmanager
@@ -302,7 +303,7 @@ class Feed:
         # Read again from a checkpoint: it happened before the reader started, so before any watch that began since.
         started = self.relay.started if record.get("replayed") and self.relay is not None else None
         change = Change(
-            KINDS[record["event"]], entity, ids, item, record["position"], SharedReads(self.store), restarted=started
+            KINDS[record["event"]], entity, ids, item, record["position"], self._arriving(), restarted=started
         )
         watches: dict[int, Watch] = {}
         for topic in self._topics(entity, ids):
@@ -314,6 +315,17 @@ class Feed:
         change.reads.expect(len(watches))
         for watch in watches.values():
             watch.put(change)
+
+    def _arriving(self) -> SharedReads:
+        """The reads of the changes arriving together (a page of the stream, what the broker passed on at once):
+        one BatchGetItem for the items all their subscribers need, not one per change."""
+        if self._together is None:
+            self._together = SharedReads(self.store)
+            asyncio.get_running_loop().call_soon(self._arrived)
+        return self._together
+
+    def _arrived(self) -> None:
+        self._together = None
 
     async def replay(self, after: str, topics: Sequence[Topic]) -> AsyncIterator[Change]:
         """The changes of ``topics`` after the position ``after``, up to the present."""
@@ -352,11 +364,12 @@ class Feed:
 
 
 class SharedReads:
-    """The point reads of one change, shared by all its subscribers: what they ask for at the same time goes out as
-    one BatchGetItem, and an item read for one is not read again for another.
+    """The point reads of changes that arrived together, shared by all their subscribers: what they ask for at the
+    same time goes out as one BatchGetItem, and an item read for one is not read again for another.
 
-    A batch goes out once every subscriber is waiting for it or done with the change, or a few milliseconds after
-    the last one asked. Each subscriber's own reader still applies that subscriber's guard to what it gets.
+    A batch goes out once every subscriber is waiting for it or done with its change, or a few milliseconds after
+    the last one asked (a run resolves its changes one at a time: its second waits for its first). Each
+    subscriber's own reader still applies that subscriber's guard to what it gets.
     """
 
     def __init__(self, store: Store) -> None:  # a view of ``store``: its client and model, not a client of its own
@@ -375,7 +388,8 @@ class SharedReads:
         self._reading: set[asyncio.Future[None]] = set()
 
     def expect(self, subscribers: int) -> None:
-        self._expected = subscribers
+        """``subscribers`` more will each read what they need of a change, then say they are done."""
+        self._expected += subscribers
 
     def done(self) -> None:
         """One subscriber has read what it needs of the change."""

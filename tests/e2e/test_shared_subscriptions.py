@@ -78,6 +78,38 @@ async def test_subscribers_of_one_selection_cost_one_resolution_per_change(
     assert streaming.sent == {"BatchGetItem": 2}  # the workspace of each change, read once for all
 
 
+async def test_changes_that_arrive_together_share_their_reads_across_runs(
+    streaming: Gateway, dynamodb: Any, fresh_table: str
+) -> None:
+    """Forty subscribers of their own workspaces, whose items all change in one page of the stream: the workspace
+    each event selects is read in one BatchGetItem of forty keys, not forty calls."""
+    for n in range(40):
+        put_workspace(dynamodb, fresh_table, f"ws-{n}")
+    async with socket(streaming) as client:
+        for n in range(40):
+            await client.subscribe(PROJECTS, op_id=f"op-{n}", ws=f"ws-{n}")
+        await listening(streaming, watches=40)
+        streaming.sent.clear()
+        feed = streaming.app.state.feed
+        records = [
+            {
+                "event": "INSERT",
+                "keys": {"PK": {"S": f"WS#ws-{n}"}, "SK": {"S": "PROJ#p-1"}},
+                "new": {"PK": {"S": f"WS#ws-{n}"}, "SK": {"S": "PROJ#p-1"}, "title": {"S": f"In {n}"}},
+                "position": f"position-{n}",
+            }
+            for n in range(40)
+        ]
+        _in_the_gateway(streaming, lambda: [feed.publish(record) for record in records])  # one page, at once
+        received = [await client.receive() for _ in range(40)]
+    seen = {one["id"]: one["payload"]["data"]["workspaceProjectsChanged"]["node"] for one in received}
+    assert seen == {
+        f"op-{n}": {"projectId": "p-1", "title": f"In {n}", "workspace": {"displayName": f"Space ws-{n}"}}
+        for n in range(40)
+    }
+    assert streaming.sent == {"BatchGetItem": 1}
+
+
 async def test_distinct_selections_each_cost_a_resolution(
     streaming: Gateway, dynamodb: Any, fresh_table: str, resolutions: list[str]
 ) -> None:
