@@ -269,25 +269,53 @@ async def test_load_generator_client_reconnects_when_the_server_closed_an_idle_c
         await server.wait_closed()
 
 
-def test_live_benchmark_reports_shared_and_distinct_fan_out_with_its_targets(
+def test_live_benchmark_reports_shared_and_own_fan_out_with_its_targets(
     endpoint: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     live.main(["--endpoint-url", endpoint, "--subscribers", "3", "--events", "2", "--distinct-events", "1"])
     printed = capsys.readouterr().out
     assert "Machine: " in printed
     assert "one subscriber, 2 writes one at a time" in printed and "polls each shard every 250 ms" in printed
-    figures = r"\| -?[\d.]+ KiB \| -?\d+ ms \| -?\d+ µs \| \d+ ms \| \d+ ms \|"
+    figures = r"\| -?[\d.]+ / -?[\d.]+ KiB \| -?\d+ ms \| -?\d+ µs \| \d+ ms \| \d+ ms \|"
     assert re.search(r"^\| 3 \| shared \| 2 " + figures, printed, re.MULTILINE)
-    assert re.search(r"^\| 3 \| distinct \| 1 " + figures, printed, re.MULTILINE)
+    assert re.search(r"^\| 3 \| own document \| 1 " + figures, printed, re.MULTILINE)
+    # A workspace each: one round writes a change for each of the 3 subscribers.
+    assert re.search(r"^\| 3 \| own workspace \| 3 " + figures, printed, re.MULTILINE)
     assert "target CPU ≤ 100 µs per change per subscriber, shared selections: " in printed
-    assert "target memory ≤ 20 KiB per idle subscriber: " in printed
+    assert "target memory ≤ 20 KiB per idle subscriber, shared documents (shared, own workspace): " in printed
     assert "permessage-deflate: off (offered by the clients, declined)." in printed
     assert re.search(r"^  - 3 shared: CPU -?[\d.]+, memory -?[\d.]+$", printed, re.MULTILINE)
-    assert re.search(r"^  - 3 distinct: memory -?[\d.]+$", printed, re.MULTILINE)
+    assert re.search(r"^  - 3 own workspace: memory -?[\d.]+$", printed, re.MULTILINE)
+    assert re.search(r"^  - 3 own document: memory -?[\d.]+ \(a document each: measured", printed, re.MULTILINE)
     bandwidth = re.search(r"one subscriber's 2 events: ([\d,]+) bytes as text, ([\d,]+) bytes with", printed)
     assert bandwidth is not None
     text, deflated = (int(one.replace(",", "")) for one in bandwidth.groups())
     assert 0 < deflated < text  # two events of one selection: the second deflates against the first
+
+
+def test_live_report_holds_shared_documents_to_the_memory_target_and_says_how_runs_of_their_own_scale() -> None:
+    def run(count: int, selections: str, memory: float, cpu: float) -> live.FanOut:
+        total = memory * count / 1024
+        return live.FanOut(count, selections, 2, memory, total, cpu * count / 1000, cpu, 150, 300, 0, 0, memory + 5)
+
+    runs = [
+        run(1000, live.SHARED, 14.0, 50),
+        run(1000, live.OWN_DOCUMENT, 40.0, 800),
+        run(1000, live.OWN_WORKSPACE, 18.0, 900),
+        run(10000, live.SHARED, 14.5, 60),
+        run(10000, live.OWN_DOCUMENT, 44.0, 880),
+        run(10000, live.OWN_WORKSPACE, 19.0, 1800),
+    ]
+    printed = live.report([0.15, 0.2], runs)
+    # A document each is measured, not held to the target: the most a subscriber of a shared document costs is.
+    target = "target memory ≤ 20 KiB per idle subscriber, shared documents (shared, own workspace): met (at most 19.0"
+    assert target + " KiB; once each has been served a change, at most 24.0 KiB)" in printed
+    linear = "a run each, 10,000 ÷ 1,000 subscribers, per subscriber:"
+    assert f"- own document, {linear} memory 1.10, CPU per change 1.10 (1.00: linear)" in printed
+    assert f"- own workspace, {linear} memory 1.06, CPU per change 2.00 (1.00: linear)" in printed
+    assert "| 10,000 | own workspace | 20,000 | 19.0 / 24.0 KiB |" in printed  # two rounds of a change for each
+    over = [run(1000, live.SHARED, 14.0, 50), run(1000, live.OWN_WORKSPACE, 21.0, 900)]
+    assert "shared documents (shared, own workspace): missed (at most 21.0 KiB" in live.report([0.1], over)
 
 
 def test_profile_shares_are_the_gateways_own_with_builtins_given_to_their_callers() -> None:
