@@ -8,7 +8,8 @@ from __future__ import annotations
 import asyncio
 import heapq
 import logging
-from collections.abc import Coroutine, Mapping, Sequence
+import weakref
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, Protocol
@@ -116,7 +117,7 @@ class Reader:
         # The fast decoder marks the items it could not read faithfully; botocore's stock parser does not.
         self._check_items = not settings.fast_decode
         self._key_attributes = frozenset(name for index in self.model.indexes for name in (index.pk, index.sk))
-        self._items: DataLoader[_ItemKey, Item | None] = DataLoader(self._load_items)
+        self._items: DataLoader[_ItemKey, Item | None] = DataLoader(_weakly(self._load_items))
         # The round each key was first asked for in, and the round of the answer that holds it.
         self._asked: dict[_ItemKey, int] = {}
         self._answered: dict[_ItemKey, int] = {}
@@ -576,3 +577,17 @@ def _detach(future: asyncio.Future[Any]) -> Any:
     """Mark a future's error as seen: a prefetch nobody awaits (its parent was null) must not log noise."""
     future.add_done_callback(lambda f: f.cancelled() or f.exception())
     return future
+
+
+def _weakly(method: Callable[[list[_ItemKey]], Awaitable[list[Item | None]]]) -> Callable[..., Any]:
+    """``method`` of a reader, for its own loader, without a reference back to the reader: a reader and its loader
+    are freed as soon as the request (or subscription event) lets go of them, with all they read, rather than left
+    for the garbage collector's next pass."""
+    held = weakref.WeakMethod(method)
+
+    async def load(keys: list[_ItemKey]) -> list[Item | None]:
+        bound = held()
+        assert bound is not None  # the loader is asked only through its reader
+        return await bound(keys)
+
+    return load

@@ -19,9 +19,11 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
+from inspect import isawaitable
 from typing import Any, TypeVar
 
 from graphql import (
+    ExecutionResult,
     FieldNode,
     FragmentDefinitionNode,
     FragmentSpreadNode,
@@ -341,10 +343,21 @@ class EventExecutors:
             None if empty and name == "middleware_manager" else getattr(executor, name) for name in _SHARED
         )
 
-    def build(self, event: Any, context: Context) -> CompiledExecutor:
-        """The executor of one event: ``event`` is its root, ``context`` its context."""
+    async def execute(self, event: Any, context: Context) -> ExecutionResult:
+        """Execute the operation for one event: ``event`` is its root, ``context`` its context."""
         shared = dict(zip(_SHARED, self._shared, strict=True))
-        return self._class(root_value=event, context_value=context, operation_extensions=self._extensions, **shared)
+        executor = self._class(root_value=event, context_value=context, operation_extensions=self._extensions, **shared)
+        try:
+            result = executor.execute_operation(False)
+            if isawaitable(result):
+                result = await result
+        finally:
+            # The helpers graphql-core hands resolvers are the executor's bound methods: let go of them once it has
+            # run, so that the executor and the event it holds are freed now rather than at the garbage collector's
+            # next full pass.
+            del executor.async_helpers
+        assert isinstance(result, ExecutionResult)  # a subscription's event is never delivered incrementally
+        return result
 
 
 class CompiledExecutor(StrawberryGraphQLCoreExecutionContext):

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from enum import Enum
-from inspect import isawaitable
 from typing import Annotated, Any
 
 import strawberry
@@ -233,10 +232,7 @@ class _Events:
             plans=self.plans,
             events=self.executors,
         )
-        result = self.executors.build(self.event(change), context).execute_operation(False)
-        if isawaitable(result):
-            result = await result
-        assert isinstance(result, ExecutionResult)  # a subscription's event is never delivered incrementally
+        result = await self.executors.execute(self.event(change), context)
         return self.finish(result, self.request)
 
     def failed(self, error: Exception) -> Result:

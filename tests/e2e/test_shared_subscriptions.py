@@ -4,6 +4,7 @@ never do."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -257,6 +258,31 @@ async def test_subscriptions_of_their_own_stand_idle_without_a_task_or_an_execut
         (one["id"], one["payload"]["data"]["workspaceProjectsChanged"]["node"]["title"]) for one in received
     ) == [("op-0", "First"), ("op-7", "Seventh")]
     assert (last["id"], last["payload"]["data"]["workspaceProjectsChanged"]["node"]["title"]) == ("op-0", "Second")
+
+
+async def test_an_event_leaves_nothing_for_the_garbage_collector(
+    streaming: Gateway, dynamodb: Any, fresh_table: str
+) -> None:
+    """An event's executor, context and reader are freed when it has been delivered, not at the collector's next
+    pass: a burst of events, one per run, would otherwise hold them all until then."""
+    put_workspace(dynamodb, fresh_table, "ws-1")
+    async with socket(streaming) as client:
+        await client.subscribe(PROJECTS, ws="ws-1")
+        await listening(streaming)
+        gc.collect()
+        gc.disable()
+        try:
+            put_project(dynamodb, fresh_table, "ws-1", "p-1", "First")
+            event = await client.event()
+            gc.set_debug(gc.DEBUG_SAVEALL)
+            gc.collect()
+            left = {type(one).__name__ for one in gc.garbage}
+        finally:
+            gc.set_debug(0)
+            gc.garbage.clear()
+            gc.enable()
+    assert event["node"]["title"] == "First"
+    assert not left & {"CompiledExecutor", "Context", "Reader", "ProjectChange"}
 
 
 async def test_a_standing_run_that_falls_behind_tells_its_subscribers_to_resume(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+import weakref
 from collections.abc import Mapping
 from typing import Any
 
@@ -83,3 +85,16 @@ async def test_an_item_of_unknown_shape_stays_unrecognised_and_is_parsed_once(
     assert reader.recognised(unknown) is None and reader.recognised(unknown) is None
     assert reader.ids_of(STUDENT, unknown) is None
     assert recognitions == [unknown]
+
+
+async def test_a_reader_is_freed_when_let_go_of_without_the_garbage_collector() -> None:
+    """A reader and its loader hold no cycle: what a request (or a subscription event) read goes with it at once."""
+    gc.collect()
+    gc.disable()
+    try:
+        reader = _reader()
+        gone = weakref.ref(reader)
+        del reader
+        assert gone() is None
+    finally:
+        gc.enable()
