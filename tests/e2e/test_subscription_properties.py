@@ -66,7 +66,7 @@ def _reference(selection: str) -> str:
 
 
 @pytest.fixture
-def served(gateway_factory: Callable[..., Gateway], fresh_table: str, dynamodb: Any) -> Iterator[Gateway]:
+def watched(gateway_factory: Callable[..., Gateway], fresh_table: str, dynamodb: Any) -> Iterator[Gateway]:
     put_workspace(dynamodb, fresh_table, "ws-p")
     with gateway_factory(fresh_table) as gateway:
         yield gateway
@@ -75,18 +75,18 @@ def served(gateway_factory: Callable[..., Gateway], fresh_table: str, dynamodb: 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(selections=_SELECTIONS, flags=st.lists(st.booleans(), min_size=3, max_size=3), written=_ITEMS)
 def test_each_event_is_what_a_query_of_its_selection_answers(
-    served: Gateway, dynamodb: Any, fresh_table: str, selections: list[str], flags: list[bool], written: dict[str, Any]
+    watched: Gateway, dynamodb: Any, fresh_table: str, selections: list[str], flags: list[bool], written: dict[str, Any]
 ) -> None:
     """Several subscribers, each a generated selection and variable: equal ones share a run, the others stand
     alone; every event's object equals the query answer, over HTTP, for the same selection and variables."""
     project = f"p-{uuid.uuid4().hex[:8]}"
 
     async def run() -> list[tuple[str, bool, dict[str, Any]]]:
-        async with socket(served) as client:
-            before = served.app.state.feed.subscribers()
+        async with socket(watched) as client:
+            before = watched.app.state.feed.subscribers()
             for n, selection in enumerate(selections):
                 await client.subscribe(_subscription(selection), op_id=f"op-{n}", ws="ws-p", flag=flags[n])
-            await listening(served, watches=before + len(selections))
+            await listening(watched, watches=before + len(selections))
             item = {"PK": {"S": "WS#ws-p"}, "SK": {"S": f"PROJ#{project}"}}
             item |= {name: {"S": value} for name, value in written.items()}
             dynamodb.put_item(TableName=fresh_table, Item=item)
@@ -101,6 +101,6 @@ def test_each_event_is_what_a_query_of_its_selection_answers(
 
     for selection, flag, event in asyncio.run(run()):
         assert event["kind"] == "CREATED"
-        answer = served.query(_reference(selection), {"id": event["node"]["key"], "flag": flag})
+        answer = watched.query(_reference(selection), {"id": event["node"]["key"], "flag": flag})
         assert "errors" not in answer, (selection, answer)
         assert event["node"] == answer["data"]["node"], selection
