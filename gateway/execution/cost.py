@@ -186,6 +186,7 @@ class Planner:
         enforce: bool,
         prepared: Prepared | None = None,
         guard: Guard | None = None,
+        coerced: VariableValues | None = None,
     ) -> Estimate | None:
         """The estimate of the operation; raises CostLimit when it is refused.
 
@@ -201,9 +202,9 @@ class Planner:
         shared = prepared if guard is None else None
         estimate = shared.estimates.get(operation_name) if shared is not None else None
         if estimate is None and shared is not None and operation.variable_definitions:
-            estimate = self._bounded(shared, document, operation, operation_name, variables)
+            estimate = self._bounded(shared, document, operation, operation_name, variables, coerced)
         if estimate is None:
-            estimate = self.estimate(document, operation, variables, guard)
+            estimate = self.estimate(document, operation, variables, guard, coerced)
             if estimate is None:
                 return None
             if shared is not None and not operation.variable_definitions:
@@ -228,6 +229,7 @@ class Planner:
         operation: OperationDefinitionNode,
         operation_name: str | None,
         variables: Mapping[str, Any] | None,
+        coerced: VariableValues | None,
     ) -> Estimate | None:
         """The operation's bound, made once per document, when it is within the budget (the variables checked);
         None when a request must be estimated with its own variables."""
@@ -236,7 +238,8 @@ class Planner:
         bound = prepared.bounds[operation_name]
         if bound is None or bound.calls > self.budget.max_calls or bound.rounds > self.budget.max_rounds:
             return None
-        self._coerced(operation, variables)
+        if coerced is None:
+            self.coerce(operation, variables)
         return bound
 
     def _bound(self, document: DocumentNode, operation: OperationDefinitionNode) -> Estimate | None:
@@ -254,11 +257,14 @@ class Planner:
         operation: OperationDefinitionNode,
         variables: Mapping[str, Any] | None,
         guard: Guard | None,
+        coerced: VariableValues | None = None,
     ) -> Estimate | None:
-        """The walk of ``operation`` over the worst-case stand-in, with these variables; what ``check`` keeps."""
+        """The walk of ``operation`` over the worst-case stand-in, with these variables (``coerced``, when they
+        already are); what ``check`` keeps."""
         fragments = _fragments(document)
         _Shape(self.budget, fragments).measure(operation.selection_set, 0, frozenset())
-        coerced = self._coerced(operation, variables)
+        if coerced is None:
+            coerced = self.coerce(operation, variables)
         root = self.schema.get_root_type(operation.operation)
         if root is None:
             return None
@@ -268,7 +274,9 @@ class Planner:
         except TooLarge as error:
             raise CostLimit(str(error), limit="objects", maximum=error.maximum) from None
 
-    def _coerced(self, operation: OperationDefinitionNode, variables: Mapping[str, Any] | None) -> VariableValues:
+    def coerce(self, operation: OperationDefinitionNode, variables: Mapping[str, Any] | None) -> VariableValues:
+        """``variables`` coerced to ``operation``'s definitions, as graphql-core coerces them; InvalidVariables
+        with its errors when they do not."""
         coerced = get_variable_values(self.schema, operation.variable_definitions or (), dict(variables or {}))
         if not isinstance(coerced, VariableValues):
             raise InvalidVariables(coerced)

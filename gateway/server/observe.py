@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from graphql import GraphQLError
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter, Histogram, generate_latest
@@ -35,7 +35,6 @@ from gateway.dynamo.client import THROTTLING
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.trace import Span, Tracer
-    from strawberry.types import ExecutionContext
 
     from gateway.dynamo.dataplane import Hooks
 
@@ -81,6 +80,23 @@ def task_crashed(task: str, crash: str) -> None:
     TASK_CRASHES.labels(task).inc()
 
 
+class Executed(Protocol):
+    """An operation as it is recorded: strawberry's execution context, or a kept query answered without it
+    (``surface.kept.Kept``). ``operation_type`` may raise when there is no such operation."""
+
+    @property
+    def operation_name(self) -> str | None: ...
+
+    @property
+    def operation_type(self) -> Any: ...
+
+    @property
+    def context(self) -> Any: ...
+
+    @property
+    def result(self) -> Any: ...
+
+
 class OperationNames:
     """Metric labels for client-chosen operation names: the first ``limit`` distinct names, then ``other``."""
 
@@ -115,7 +131,7 @@ class Observation:
     tracer: Tracer | None
     operations: list[_Operation] = field(default_factory=list)
 
-    def record(self, execution: ExecutionContext) -> _Operation:
+    def record(self, execution: Executed) -> _Operation:
         """The operation ``execution`` ran, with the code of its first error as its outcome."""
         name = execution.operation_name
         result = execution.result
@@ -133,7 +149,7 @@ _watch: ContextVar[Observation | None] = ContextVar("tablegraph_watch", default=
 
 
 @contextmanager
-def operation(execution: ExecutionContext) -> Iterator[None]:
+def operation(execution: Executed) -> Iterator[None]:
     """Around one GraphQL operation: its span (when tracing) and, once it has run, its outcome on the watch."""
     watch = _watch.get()
     if watch is None:
@@ -157,7 +173,7 @@ def operation(execution: ExecutionContext) -> Iterator[None]:
             span.set_attribute("graphql.error.code", done.outcome)
 
 
-def _operation_type(execution: ExecutionContext) -> str:
+def _operation_type(execution: Executed) -> str:
     try:
         return str(execution.operation_type.value)
     except Exception:  # no document, or no operation of that name: strawberry raises while it looks

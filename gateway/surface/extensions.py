@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterable, Iterator
 from typing import Any
 
 import strawberry
 from graphql import DocumentNode, GraphQLError, OperationDefinitionNode
-from graphql.validation import NoSchemaIntrospectionCustomRule
+from graphql.execution.values import VariableValues
+from graphql.validation import ASTValidationRule, NoSchemaIntrospectionCustomRule
 from strawberry.extensions import SchemaExtension
 from strawberry.schema.schema import validate_document
 from strawberry.types import ExecutionContext, ExecutionResult
@@ -44,21 +45,31 @@ class ErrorPolicy(SchemaExtension):
         yield
         result = self.execution_context.result
         if result is not None and result.errors:
-            result.errors = [self._public(error) for error in result.errors]
+            request_id = _request_id(self.execution_context)
+            result.errors = [public(error, request_id) for error in result.errors]
 
-    def _public(self, error: GraphQLError) -> GraphQLError:
+
+def public(error: GraphQLError, request_id: str | None) -> GraphQLError:
+    """``error`` as the client sees it: with a code, or masked when unexpected (logged by ``log_unexpected``)."""
+    if not is_expected(error):
+        return GraphQLError(
+            "Internal error; quote the request id when reporting it.",
+            nodes=error.nodes,
+            source=error.source,
+            positions=error.positions,
+            path=error.path,
+            extensions={"code": "INTERNAL", "requestId": request_id},
+        )
+    if "code" not in (error.extensions or {}):
+        error.extensions = {**(error.extensions or {}), "code": error_code(error)}
+    return error
+
+
+def log_unexpected(errors: Iterable[GraphQLError], request_id: str | None) -> None:
+    """Log the unexpected ones of ``errors``, with their traceback and the request id the client is told."""
+    for error in errors:
         if not is_expected(error):
-            return GraphQLError(
-                "Internal error; quote the request id when reporting it.",
-                nodes=error.nodes,
-                source=error.source,
-                positions=error.positions,
-                path=error.path,
-                extensions={"code": "INTERNAL", "requestId": _request_id(self.execution_context)},
-            )
-        if "code" not in (error.extensions or {}):
-            error.extensions = {**(error.extensions or {}), "code": error_code(error)}
-        return error
+            log.error("unexpected error in request %s at %s", request_id, error.path, exc_info=error.original_error)
 
 
 # graphql-core's wording when a variable's value cannot be coerced: bad input. Other messages about variables
@@ -131,10 +142,7 @@ class Limits(SchemaExtension):
         planner, execution = self._planner(), self.execution_context
         if planner is not None and execution.graphql_document is not None:
             context: Context = execution.context
-            rules = execution.validation_rules
-            introspection = planner.budget.introspection
-            if introspection == "off" or (introspection == "admin" and not context.guard.principal.admin):
-                rules = (*rules, NoSchemaIntrospectionCustomRule)
+            rules = validation_rules(planner, context, execution.validation_rules)
             prepared = self._prepared
             if prepared is not None and prepared.document is not execution.graphql_document:
                 prepared = None
@@ -145,22 +153,14 @@ class Limits(SchemaExtension):
                 if prepared is not None and not errors:
                     prepared.valid.add(rules)
             if not errors:
-                try:
-                    self._estimate = planner.check(
-                        execution.graphql_document,
-                        execution.operation_name,
-                        execution.variables,
-                        enforce=not context.explain,
-                        prepared=prepared,
-                        guard=context.guard if context.explain else None,
-                    )
-                except GatewayError as error:
-                    errors = [GraphQLError(error.message, original_error=error, extensions=error.extensions)]
-                except InvalidVariables as invalid:
-                    errors = invalid.errors
-                if prepared is not None and not errors:
-                    context.reader.share(prepared.selections_of(execution.operation_name))
-                    context.plans = prepared.plans
+                self._estimate, errors = checked(
+                    planner,
+                    context,
+                    execution.graphql_document,
+                    execution.operation_name,
+                    execution.variables,
+                    prepared,
+                )
             execution.pre_execution_errors = errors
         yield
 
@@ -187,6 +187,48 @@ class Limits(SchemaExtension):
         return isinstance(context, Context) and context.explain
 
 
+def validation_rules(
+    planner: Planner, context: Context, rules: tuple[type[ASTValidationRule], ...]
+) -> tuple[type[ASTValidationRule], ...]:
+    """The rules a document is validated by for this caller: ``rules``, and no introspection where it is not
+    allowed to them."""
+    introspection = planner.budget.introspection
+    if introspection == "off" or (introspection == "admin" and not context.guard.principal.admin):
+        return (*rules, NoSchemaIntrospectionCustomRule)
+    return rules
+
+
+def checked(
+    planner: Planner,
+    context: Context,
+    document: DocumentNode,
+    operation_name: str | None,
+    variables: dict[str, Any] | None,
+    prepared: Prepared | None,
+    coerced: VariableValues | None = None,
+) -> tuple[Estimate | None, list[GraphQLError]]:
+    """A valid operation's estimate, checked against the budget (only planned, with explain); the errors that
+    refuse it instead. The reader of a kept document's request shares the document's selections and plans."""
+    try:
+        estimate = planner.check(
+            document,
+            operation_name,
+            variables,
+            enforce=not context.explain,
+            prepared=prepared,
+            guard=context.guard if context.explain else None,
+            coerced=coerced,
+        )
+    except GatewayError as error:
+        return None, [GraphQLError(error.message, original_error=error, extensions=error.extensions)]
+    except InvalidVariables as invalid:
+        return None, invalid.errors
+    if prepared is not None:
+        context.reader.share(prepared.selections_of(operation_name))
+        context.plans = prepared.plans
+    return estimate, []
+
+
 def _operations(document: DocumentNode) -> int:
     return sum(isinstance(definition, OperationDefinitionNode) for definition in document.definitions)
 
@@ -209,11 +251,4 @@ class Accounting(SchemaExtension):
 
 class GatewaySchema(strawberry.Schema):
     def process_errors(self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None) -> None:
-        for error in errors:
-            if not is_expected(error):
-                log.error(
-                    "unexpected error in request %s at %s",
-                    _request_id(execution_context),
-                    error.path,
-                    exc_info=error.original_error,
-                )
+        log_unexpected(errors, _request_id(execution_context))

@@ -36,6 +36,7 @@ from strawberry.types.field import StrawberryField
 
 from gateway.design import global_ids
 from gateway.design.declaration import Declaration
+from gateway.surface.extensions import GatewaySchema
 from gateway.surface.graph import build
 from gateway.surface.toolkit import graphql_schema
 from schema.business import BUSINESS
@@ -61,7 +62,13 @@ class Twin:
     """Global ids of items rewritten with plain boto3 so that their attributes are of the wrong types."""
 
     def both(self, query: str, variables: dict[str, Any] | None = None) -> tuple[str, str]:
-        return _answer(self.compiled, query, variables), _answer(self.interpreted, query, variables)
+        """The compiled gateway's answer and the interpreted one's. The compiled one is asked twice: first through
+        strawberry's per-request machinery, then as a kept document's query answered without it
+        (``gateway/surface/kept.py``); the two must be the same text."""
+        first = _answer(self.compiled, query, variables)
+        kept = _answer(self.compiled, query, variables)
+        assert kept == first, query
+        return kept, _answer(self.interpreted, query, variables)
 
 
 def _answer(gateway: Gateway, query: str, variables: dict[str, Any] | None) -> str:
@@ -493,3 +500,108 @@ async def test_subscription_events_run_from_the_compiled_plan(
     assert {event["node"]["workspace"]["displayName"] for event in events} == {"Space ws-1"}
     assert counts[0] > 0, counts
     assert counts[1:] == ([0, 0] if compiled else [counts[0], counts[0]]), counts
+
+
+# --- kept documents' queries, answered without strawberry's per-request machinery ---------------------------------
+
+_KEPT = (
+    "query Workspace($id: ID!, $n: Int!) { workspace(workspaceId: $id) { displayName "
+    "projects(first: $n) { nodes { title status } pageInfo { hasNextPage } } } } "
+    "query Other { __typename }"
+)
+_DEEP = (
+    'query Deep($n: Int!) { workspace(workspaceId: "ws-2") { projects(first: $n) { nodes { workspace { '
+    "projects(first: $n) { nodes { workspace { projects(first: $n) { nodes { title } } } } } } } } } }"
+)
+_GOOD = {"id": "ws-2", "n": 3}
+
+
+@dataclass(frozen=True)
+class _Sent:
+    """One request as a client sends it, and whether a kept document's query takes the path without strawberry."""
+
+    body: dict[str, Any]
+    kept: bool
+    headers: dict[str, str] = field(default_factory=dict)
+    method: str = "POST"
+
+    def to(self, gateway: Gateway) -> tuple[int, str, Any]:
+        """Status, media type and body (parsed: the order in which DynamoDB's calls were counted may differ)."""
+        headers = {"accept": "application/graphql-response+json", **self.headers}
+        if self.method == "GET":
+            params = {key: json.dumps(value) if key == "variables" else value for key, value in self.body.items()}
+            response = gateway.http.get("/graphql", params=params, headers=headers)
+        else:
+            response = gateway.http.post("/graphql", json=self.body, headers=headers)
+        text = re.sub(r'"requestId":"[^"]*"', '"requestId":"-"', response.text)
+        return response.status_code, response.headers["content-type"], json.loads(text)
+
+
+_KEPT_CASES = {
+    "answered": _Sent({"query": _KEPT, "operationName": "Workspace", "variables": _GOOD}, kept=True),
+    "with its DynamoDB calls": _Sent(
+        {"query": _KEPT, "operationName": "Workspace", "variables": _GOOD},
+        kept=True,
+        headers={"x-tablegraph-accounting": "1"},
+    ),
+    "over GET": _Sent({"query": _KEPT, "operationName": "Workspace", "variables": _GOOD}, kept=True, method="GET"),
+    "over the budget": _Sent({"query": _DEEP, "variables": {"n": 100}}, kept=True),
+    "variables that do not coerce": _Sent(
+        {"query": _KEPT, "operationName": "Workspace", "variables": {"id": "ws-2", "n": "three"}}, kept=True
+    ),
+    "a variable missing": _Sent({"query": _KEPT, "operationName": "Workspace", "variables": {"id": "ws-2"}}, kept=True),
+    "refused, to a client of application/json": _Sent(
+        {"query": _KEPT, "operationName": "Workspace", "variables": {"id": "ws-2"}},
+        kept=True,
+        headers={"accept": "application/json"},
+    ),
+    "explained": _Sent(
+        {"query": _KEPT, "operationName": "Workspace", "variables": _GOOD},
+        kept=False,
+        headers={"x-tablegraph-explain": "1"},
+    ),
+    "no operation named": _Sent({"query": _KEPT, "variables": _GOOD}, kept=False),
+    "an unknown operation name": _Sent({"query": _KEPT, "operationName": "Nope", "variables": _GOOD}, kept=False),
+    "a mutation over GET": _Sent(
+        {"query": 'mutation { createWorkspace(input: {workspaceId: "x", displayName: "x"}) { __typename } }'},
+        kept=False,
+        method="GET",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(_KEPT_CASES))
+def test_a_kept_documents_query_answers_as_strawberrys_path_does(
+    twins: dict[str, Twin], monkeypatch: pytest.MonkeyPatch, case: str
+) -> None:
+    """A query of a kept document is answered without strawberry's per-request machinery: no call of strawberry's
+    ``Schema.execute`` (spied) for the document's second request. Status, media type and body (extensions, errors
+    and their codes included) are those of its first request, which went through strawberry's extensions, and
+    those of the interpreted gateway, which always does. Requests that path does not answer (explained, an
+    operation strawberry must name or refuse, a mutation) still go through strawberry's."""
+    sent = _KEPT_CASES[case]
+    demo = twins["demo"]
+    executed = {"count": 0}
+    real = GatewaySchema.execute
+
+    async def spy(self: GatewaySchema, *args: Any, **kwargs: Any) -> Any:
+        executed["count"] += 1
+        return await real(self, *args, **kwargs)
+
+    monkeypatch.setattr(GatewaySchema, "execute", spy)
+    first = sent.to(demo.compiled)
+    executed["count"] = 0
+    second = sent.to(demo.compiled)
+    assert executed["count"] == (0 if sent.kept else 1)
+    assert second == first
+    assert second == sent.to(demo.interpreted)
+    if case == "answered":
+        assert len(second[2]["data"]["workspace"]["projects"]["nodes"]) == 3
+    if case == "with its DynamoDB calls":
+        assert second[2]["extensions"]["dynamodb"]["calls"] == 2
+    if case == "over the budget":
+        assert second[2]["errors"][0]["extensions"]["code"] == "COST_LIMIT"
+        assert second[0] == 400
+    if "variable" in case or "refused" in case:
+        assert second[2]["errors"][0]["extensions"]["code"] == "BAD_USER_INPUT"
+        assert second[0] == (200 if "application/json" in case else 400)

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 import strawberry
 
 from gateway.errors import BadUserInput
-from gateway.surface.extensions import Accounting, ErrorPolicy, GatewaySchema
+from gateway.surface.compiled import CompiledExecutor
+from gateway.surface.extensions import Accounting, ErrorPolicy, GatewaySchema, Limits
+from gateway.surface.kept import Kept, answerable
 from tests.support.gateway import Gateway
 
 
@@ -68,21 +71,41 @@ class _Broken:
 
 @pytest.fixture
 def broken(gateway_factory: Callable[..., Gateway], contract_table: str) -> Gateway:
-    return gateway_factory(contract_table, schema=GatewaySchema(query=_Broken, extensions=[ErrorPolicy, Accounting]))
+    schema = GatewaySchema(
+        query=_Broken, extensions=[ErrorPolicy, Limits, Accounting], execution_context_class=CompiledExecutor
+    )
+    assert answerable(schema, recorded=())
+    return gateway_factory(contract_table, schema=schema)
 
 
 def test_unexpected_errors_are_masked_and_logged_with_the_request_id(
-    broken: Gateway, caplog: pytest.LogCaptureFixture
+    broken: Gateway, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    caplog.set_level(logging.ERROR)
+    """Twice: the document's first request goes through strawberry's extensions, the second is a kept document's
+    query answered without them (``gateway/surface/kept.py``, spied); each masks and logs the same way."""
+    kept: list[Kept] = []
+    real = Kept.run
+
+    async def spy(self: Kept) -> Any:
+        kept.append(self)
+        return await real(self)
+
+    monkeypatch.setattr(Kept, "run", spy)
     with broken:
-        response = broken.http.post("/graphql", json={"query": "{ crash refuse }"}, headers={"x-request-id": "req-42"})
-    body = response.json()
-    assert response.status_code == 200
-    crash, refuse = sorted(body["errors"], key=lambda e: e["path"])
-    assert crash["message"] == "Internal error; quote the request id when reporting it."
-    assert crash["extensions"] == {"code": "INTERNAL", "requestId": "req-42"}
-    assert "secret detail" not in response.text and "Traceback" not in response.text
-    assert refuse["extensions"] == {"code": "BAD_USER_INPUT", "argument": "x"}
-    assert refuse["message"] == "no, thanks"
-    assert "req-42" in caplog.text and "secret detail from deep inside" in caplog.text
+        for request in ("first", "kept"):
+            caplog.clear()
+            caplog.set_level(logging.ERROR)
+            response = broken.http.post(
+                "/graphql", json={"query": "{ crash refuse }"}, headers={"x-request-id": f"req-{request}"}
+            )
+            assert len(kept) == (request == "kept")
+            body = response.json()
+            assert response.status_code == 200
+            crash, refuse = sorted(body["errors"], key=lambda e: e["path"])
+            assert crash["message"] == "Internal error; quote the request id when reporting it."
+            assert crash["extensions"] == {"code": "INTERNAL", "requestId": f"req-{request}"}
+            assert "secret detail" not in response.text and "Traceback" not in response.text
+            assert refuse["extensions"] == {"code": "BAD_USER_INPUT", "argument": "x"}
+            assert refuse["message"] == "no, thanks"
+            (logged,) = [record for record in caplog.records if record.name == "gateway.errors"]
+            assert f"req-{request}" in logged.getMessage() and "secret detail from deep inside" in caplog.text
