@@ -33,6 +33,8 @@ def reached(round_: int) -> None:
 
 async def gather(*awaitables: Awaitable[T]) -> list[T]:
     """``asyncio.gather`` that hands the rounds its branches reached back to the caller."""
+    if len(awaitables) == 1:  # one branch runs in the caller's task: what it reaches is the caller's already
+        return [await awaitables[0]]
     contexts = [copy_context() for _ in awaitables]
     loop = asyncio.get_running_loop()
     futures = [loop.create_task(_awaited(a), context=c) for a, c in zip(awaitables, contexts, strict=True)]

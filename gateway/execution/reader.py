@@ -155,8 +155,15 @@ class Reader:
     async def settle(self) -> None:
         """Wait for reads started ahead that nobody awaited (their parent was null): a request leaves nothing
         running behind it, and its accounting counts every call it made."""
-        walk = [self._walk] if self._walk is not None else []
-        await asyncio.gather(*self._pages.values(), *walk, return_exceptions=True)
+        started: list[asyncio.Future[Any]] = [*self._pages.values(), *([self._walk] if self._walk is not None else [])]
+        running: list[asyncio.Future[Any]] = []
+        for one in started:
+            if not one.done():
+                running.append(one)
+            elif not one.cancelled():
+                one.exception()  # seen, as gathering it would have seen it
+        if running:  # most requests have read all they started: no gathering to wait for
+            await asyncio.gather(*running, return_exceptions=True)
 
     # --- point reads ----------------------------------------------------------------------------------------
 

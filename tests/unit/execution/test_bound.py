@@ -193,9 +193,11 @@ def _count_walks(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any] | None]
     walked: list[dict[str, Any] | None] = []
     real = Planner.estimate
 
-    def spy(self: Planner, document: DocumentNode, operation: Any, variables: Any, guard: Any) -> Estimate | None:
+    def spy(
+        self: Planner, document: DocumentNode, operation: Any, variables: Any, guard: Any, coerced: Any = None
+    ) -> Estimate | None:
         walked.append(dict(variables) if variables else None)
-        return real(self, document, operation, variables, guard)
+        return real(self, document, operation, variables, guard, coerced)
 
     monkeypatch.setattr(Planner, "estimate", spy)
     return walked
