@@ -144,13 +144,33 @@ def _rss(server: Server) -> int:
     return sum(one.memory_info().rss for one in [process, *process.children(recursive=True)])
 
 
+@dataclass(frozen=True)
+class Pauses:
+    """How long a fan-out waits for the gateway to settle (after writing its workspaces, after the last
+    subscription, after warming), and how long each window is that measures its idle CPU."""
+
+    settle: float = 1.0
+    idle: float = 3.0
+
+
+QUICK = Pauses(settle=0.25, idle=0.5)
+"""``--quick``: the same measures over shorter waits, with noisier figures (a smoke test of the benchmark)."""
+
+
 async def _fan_out(
-    url: str, server: Server, dynamodb: Any, table: str, subscribers: int, events: int, selections: str
+    url: str,
+    server: Server,
+    dynamodb: Any,
+    table: str,
+    subscribers: int,
+    events: int,
+    selections: str,
+    pauses: Pauses,
 ) -> FanOut:
     base = f"ws-fan-{uuid.uuid4().hex[:6]}"
     workspaces = [f"{base}-{n}" for n in range(subscribers)] if selections == OWN_WORKSPACE else [base]
     _write(dynamodb, table, [{"PK": {"S": f"WS#{one}"}, "SK": {"S": "META"}} for one in workspaces])
-    await asyncio.sleep(1)
+    await asyncio.sleep(pauses.settle)
     before = _rss(server)
     connections: list[ClientConnection] = []
     try:
@@ -161,12 +181,12 @@ async def _fan_out(
                 _subscriber(url, workspaces[n % len(workspaces)], _selection(n if own else None)) for n in batch
             ]
             connections += await asyncio.gather(*subscribing)
-        await asyncio.sleep(2 + subscribers / 1000)  # the last subscriptions set up
+        await asyncio.sleep(2 * pauses.settle + subscribers / 1000)  # the last subscriptions set up
         idle = _rss(server)
         await _warm(dynamodb, table, workspaces, connections)
-        await asyncio.sleep(1)
+        await asyncio.sleep(pauses.settle)
         held = _rss(server)
-        idle_before = _idle_cpu(server)
+        idle_before = _idle_cpu(server, pauses.idle)
         cpu, started = server.cpu_seconds(), time.perf_counter()
         seconds: list[float] = []
         texts: list[str] = []
@@ -184,7 +204,7 @@ async def _fan_out(
         # The lower of two idle rates: one window can hold a full garbage collection of every connection's objects
         # (taken for idle, it made a change's cost come out negative at 10,000 subscribers); the lower one
         # overstates what a change costs rather than understate it.
-        spent -= min(idle_before, _idle_cpu(server)) * took
+        spent -= min(idle_before, _idle_cpu(server, pauses.idle)) * took
     finally:
         await asyncio.gather(*(one.close() for one in connections))
     # With a workspace each, a round is a change for every subscriber: one change per subscriber resolved.
@@ -251,7 +271,7 @@ def _deflated(texts: Sequence[str]) -> int:
     return total
 
 
-def _idle_cpu(server: Server, seconds: float = 3.0) -> float:
+def _idle_cpu(server: Server, seconds: float) -> float:
     """The gateway's CPU seconds per second while no change arrives: its reader polling the stream."""
     cpu = server.cpu_seconds()
     time.sleep(seconds)
@@ -269,7 +289,12 @@ def _percentile(values: list[float], percent: float) -> float:
 
 
 async def _main(
-    endpoint: str | None, subscribers: Sequence[int], events: int, distinct_events: int, compression: bool
+    endpoint: str | None,
+    subscribers: Sequence[int],
+    events: int,
+    distinct_events: int,
+    compression: bool,
+    pauses: Pauses,
 ) -> None:
     with ExitStack() as stack:
         url_ = endpoint or stack.enter_context(DynamoDBLocal()).endpoint_url
@@ -294,7 +319,7 @@ async def _main(
             # A gateway of its own each: memory freed by an earlier fan-out, which the process keeps, would be
             # reused by the next one and hide what it costs.
             with _gateway(url_, table, compression) as (server, ws):
-                runs.append(await _fan_out(ws, server, dynamodb, table, count, writes, selections))
+                runs.append(await _fan_out(ws, server, dynamodb, table, count, writes, selections, pauses))
         dynamodb.delete_table(TableName=table)
     print(report(latency, runs, compression))
 
@@ -412,9 +437,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--compression", action="store_true", help="the gateway negotiates permessage-deflate (default: off)"
     )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="shorter waits for the gateway to settle and shorter idle windows: noisier figures, for a smoke test",
+    )
     args = parser.parse_args(argv)
     counts = [int(one) for one in args.subscribers.split(",")]
-    asyncio.run(_main(args.endpoint_url, counts, args.events, args.distinct_events, args.compression))
+    pauses = QUICK if args.quick else Pauses()
+    asyncio.run(_main(args.endpoint_url, counts, args.events, args.distinct_events, args.compression, pauses))
 
 
 if __name__ == "__main__":

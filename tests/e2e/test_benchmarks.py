@@ -272,7 +272,7 @@ async def test_load_generator_client_reconnects_when_the_server_closed_an_idle_c
 def test_live_benchmark_reports_shared_and_own_fan_out_with_its_targets(
     endpoint: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    live.main(["--endpoint-url", endpoint, "--subscribers", "3", "--events", "2", "--distinct-events", "1"])
+    live.main(["--endpoint-url", endpoint, "--subscribers", "3", "--events", "2", "--distinct-events", "1", "--quick"])
     printed = capsys.readouterr().out
     assert "Machine: " in printed
     assert "one subscriber, 2 writes one at a time" in printed and "polls each shard every 250 ms" in printed
