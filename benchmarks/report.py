@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import functools
+import math
 import os
 import platform
 import re
+import statistics
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 from benchmarks.operations import OPERATIONS, Operation
@@ -18,6 +22,14 @@ FLOOR_TARGET_MANY_CALLS = 0.6
 """... and at most this fraction of it on operations of ``MANY_CALLS`` calls or more."""
 PEER_TARGET = 0.5
 """The gateway's p50 latency should be at most half the DataLoader peer's on nested operations."""
+CPU_FLOOR_TARGET = 1.0
+"""Compiled execution: the gateway's CPU per request at most the floor's on every operation..."""
+CPU_FLOOR_TARGET_MANY_CALLS = 0.6
+"""... and at most this fraction of it on operations of ``MANY_CALLS`` calls or more..."""
+CPU_PEER_TARGET = 0.4
+"""... at most this fraction of the DataLoader peer's on nested operations..."""
+VARIABLES_TARGET = 0.05
+"""... and each operation sent with variables within this share of its literal twin's."""
 
 
 def machine() -> str:
@@ -281,6 +293,7 @@ def _targets(results: Results, operations: list[Operation]) -> list[str]:
             figures = ", ".join(f"#{number} {ratio:.2f}x" for number, ratio in ratios.items())
             where = f", {latency_ms:g} ms added to each DynamoDB request" if latency_ms else ""
             lines.append(f"- {goal}, {clients(level)}{where}: {verdict} ({figures}).")
+    lines += _cpu_targets(results, operations)
     cpu = results.client_cpu
     if cpu is not None:
         lines.append(
@@ -288,6 +301,63 @@ def _targets(results: Results, operations: list[Operation]) -> list[str]:
             f"the stock client with TypeDeserializer {cpu.stock_ms:.2f} ms ({cpu.gateway_ms / cpu.stock_ms:.2f}x)."
         )
     return lines
+
+
+def _cpu_targets(results: Results, operations: list[Operation]) -> list[str]:
+    """Compiled execution's targets: the gateway's CPU per request over the floor's, the peer's and its literal
+    twin's, at each level without added latency."""
+    goals = [
+        (f"gateway CPU ÷ floor CPU ≤ {CPU_FLOOR_TARGET} on every operation", FLOOR, CPU_FLOOR_TARGET, _every),
+        (
+            f"gateway CPU ÷ floor CPU ≤ {CPU_FLOOR_TARGET_MANY_CALLS} on operations of {MANY_CALLS} calls or more",
+            FLOOR,
+            CPU_FLOOR_TARGET_MANY_CALLS,
+            _many_calls,
+        ),
+        (f"gateway CPU ÷ peer CPU ≤ {CPU_PEER_TARGET} on nested operations", PEER, CPU_PEER_TARGET, _nested),
+    ]
+    size = results.config.sizes[0]
+    lines = []
+    for goal, baseline, target, chosen in goals:
+        for level in results.config.concurrency:
+            ratios = {}
+            for op in filter(chosen, operations):
+                gateway, other = (results.get(system, op.number, size, level) for system in (GATEWAY, baseline))
+                if gateway is not None and other is not None and other.cpu_ms > 0:
+                    ratios[op.number] = gateway.cpu_ms / other.cpu_ms
+            if ratios:
+                lines.append(_verdict(f"{goal}, {clients(level)}", ratios, functools.partial(_within, target)))
+    for level in results.config.concurrency:
+        ratios = {}
+        for op in operations:
+            sent, twin = (results.get(system, op.number, size, level) for system in (GATEWAY, GATEWAY_TWIN))
+            if sent is not None and twin is not None:
+                variables, literal = (sent, twin) if op.variables else (twin, sent)
+                if literal.cpu_ms > 0:
+                    ratios[op.number] = variables.cpu_ms / literal.cpu_ms
+        if ratios:
+            mean = (
+                math.exp(statistics.fmean(math.log(ratio) for ratio in ratios.values())) if all(ratios.values()) else 0
+            )
+            goal = f"variables ÷ literal CPU within {VARIABLES_TARGET:.0%} on every operation, {clients(level)}"
+            line = _verdict(goal, ratios, lambda ratio: abs(ratio - 1) <= VARIABLES_TARGET)
+            lines.append(f"{line[:-1]}; geometric mean {mean:.2f}x.")
+    return lines
+
+
+def _verdict(goal: str, ratios: dict[int, float], holds: Callable[[float], bool]) -> str:
+    missed = sum(not holds(ratio) for ratio in ratios.values())
+    verdict = "met" if not missed else f"missed on {missed} of {len(ratios)}"
+    figures = ", ".join(f"#{number} {ratio:.2f}x" for number, ratio in ratios.items())
+    return f"- {goal}: {verdict} ({figures})."
+
+
+def _within(most: float, ratio: float) -> bool:
+    return ratio <= most
+
+
+def _every(op: Operation) -> bool:
+    return True
 
 
 def _canonical(op: Operation) -> bool:

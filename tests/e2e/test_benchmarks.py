@@ -198,11 +198,21 @@ def test_benchmark_reports_gateway_peer_and_floor_with_its_targets(bench_table: 
         "- gateway ÷ peer ≤ 0.5 on nested operations, 1 client",
         "- gateway ÷ peer ≤ 0.5 on nested operations, 2 concurrent clients",
         "- gateway ÷ peer ≤ 0.5 on nested operations, 1 client, 5 ms added to each DynamoDB request",
+        "- gateway CPU ÷ floor CPU ≤ 1.0 on every operation, 1 client",
+        "- gateway CPU ÷ floor CPU ≤ 1.0 on every operation, 2 concurrent clients",
+        "- gateway CPU ÷ floor CPU ≤ 0.6 on operations of 3 calls or more, 1 client",
+        "- gateway CPU ÷ floor CPU ≤ 0.6 on operations of 3 calls or more, 2 concurrent clients",
+        "- gateway CPU ÷ peer CPU ≤ 0.4 on nested operations, 1 client",
+        "- gateway CPU ÷ peer CPU ≤ 0.4 on nested operations, 2 concurrent clients",
+        "- variables ÷ literal CPU within 5% on every operation, 1 client",
+        "- variables ÷ literal CPU within 5% on every operation, 2 concurrent clients",
         "- CPU per 100-item Query, the DynamoDB client alone",
     ]
-    for line in targets[:7]:
-        assert re.fullmatch(r"- .+: (met|missed on \d+ of \d+) \((#\d+ \d+\.\d\dx(, )?)+\)\.", line), line
+    for line in targets[:15]:
+        assert re.fullmatch(r"- .+: (met|missed on \d+ of \d+) \((#\d+ \d+\.\d\dx(, )?)+\)(; .+)?\.", line), line
     assert "#2 " in targets[0] and "#3 " in targets[2] and "#10 " in targets[2] and "#10 " in targets[4]
+    assert "#2 " in targets[7] and "#3 " in targets[9] and "#10 " in targets[11] and "#2 " in targets[13]
+    assert re.search(r"; geometric mean \d+\.\d\dx\.$", targets[13])
 
     picture = tmp_path / "bench.png"
     chart.save(results, picture, "test")
