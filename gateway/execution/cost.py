@@ -40,7 +40,7 @@ from graphql import (
     SelectionSetNode,
     get_operation_ast,
 )
-from graphql.execution.values import VariableValues, get_variable_values
+from graphql.execution.values import VariableValues
 
 from gateway.config import Settings
 from gateway.design.keys import Ids
@@ -50,6 +50,7 @@ from gateway.execution import queries
 from gateway.execution.bound import worst_case
 from gateway.execution.guard import Guard
 from gateway.execution.selection import Field, Scope, Selections, children, fields, object_types
+from gateway.execution.variables import coerce_variables
 from gateway.execution.walk import ItemKey, Planned, TooLarge, Walk, beside, description, placeholders_of
 
 _WRITE_NOTE = (
@@ -277,7 +278,7 @@ class Planner:
     def coerce(self, operation: OperationDefinitionNode, variables: Mapping[str, Any] | None) -> VariableValues:
         """``variables`` coerced to ``operation``'s definitions, as graphql-core coerces them; InvalidVariables
         with its errors when they do not."""
-        coerced = get_variable_values(self.schema, operation.variable_definitions or (), dict(variables or {}))
+        coerced = coerce_variables(self.schema, operation.variable_definitions or (), variables or {})
         if not isinstance(coerced, VariableValues):
             raise InvalidVariables(coerced)
         return coerced
