@@ -371,6 +371,8 @@ class CompiledExecutor(StrawberryGraphQLCoreExecutionContext):
         super().__init__(*args, **kwargs)
         self._plan: Plan | None = None
         self._flags: _Flags = ()
+        self._arguments: dict[int, dict[str, Any]] = {}
+        """The arguments of the plan's fields that take variables, by the field's identity, once coerced."""
         context = self.context_value
         if not isinstance(context, Context):
             return
@@ -516,10 +518,15 @@ class CompiledExecutor(StrawberryGraphQLCoreExecutionContext):
         info = self.build_resolve_info(definition, field.nodes, parent_type, path)
         arguments = field.arguments
         if arguments is None:  # coerced even when the resolver reads none: a bad one errs at its field as before
-            first = field_details_list[0]
-            arguments = get_argument_values(
-                definition, first.node, self.variable_values, first.fragment_variable_values, self.hide_suggestions
-            )
+            arguments = self._arguments.get(id(field))
+            if arguments is None:
+                first = field_details_list[0]
+                arguments = get_argument_values(
+                    definition, first.node, self.variable_values, first.fragment_variable_values, self.hide_suggestions
+                )
+                if first.fragment_variable_values is None:
+                    # The same for every object this request reaches the field on: its variables are the request's.
+                    self._arguments[id(field)] = arguments
         if field.attribute is not None and self._direct:
             result = getattr(source, field.attribute)
         elif field.call is not None and self._direct:

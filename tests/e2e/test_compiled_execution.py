@@ -34,6 +34,7 @@ from hypothesis import strategies as st
 from strawberry.schema import schema_converter
 from strawberry.types.field import StrawberryField
 
+import gateway.surface.compiled as compiled_module
 from gateway.design import global_ids
 from gateway.design.declaration import Declaration
 from gateway.surface.extensions import GatewaySchema
@@ -399,29 +400,33 @@ def test_objects_lists_leaves_and_plain_resolvers_take_no_per_object_wrapping_co
     argument conversion (``get_arguments``): compiled, none of them runs per object — objects and lists are
     completed by the plan, leaves read their attribute, a resolver without arguments (a project's workspace) and a
     nested connection's (which reads its arguments from the operation) are called directly — so their counts do
-    not grow with the page; interpreted, each grows with it. The answers are the same both ways."""
-    counts = {"objects": 0, "reads": 0, "conversions": 0}
+    not grow with the page; interpreted, each grows with it. A nested connection's page size in a variable is
+    coerced once per request, not once per object (a spy around the compiled executor's ``get_argument_values``).
+    The answers are the same both ways."""
+    counts = {"objects": 0, "reads": 0, "conversions": 0, "arguments": 0}
     _spy(monkeypatch, graphql_executor.Executor, "complete_object_value", counts, "objects")
     _spy(monkeypatch, StrawberryField, "get_result", counts, "reads")
     _spy(monkeypatch, schema_converter, "get_arguments", counts, "conversions")
+    _spy(monkeypatch, compiled_module, "get_argument_values", counts, "arguments")
     query = (
-        'query($n: Int!) { workspace(workspaceId: "ws-2") { displayName projects(first: $n) '
-        "{ nodes { title status workspace { displayName projects(first: 1) { nodes { title } } } } "
+        'query($n: Int!, $one: Int!) { workspace(workspaceId: "ws-2") { displayName projects(first: $n) '
+        "{ nodes { title status workspace { displayName projects(first: $one) { nodes { title } } } } "
         "pageInfo { hasNextPage } } } }"
     )
     seen: dict[tuple[str, int], dict[str, int]] = {}
     answers: dict[tuple[str, int], str] = {}
     for name, gateway in (("compiled", twins["demo"].compiled), ("interpreted", twins["demo"].interpreted)):
         for page in (2, 4):
-            _answer(gateway, query, {"n": page})  # the document's first request compiles it
-            counts.update(objects=0, reads=0, conversions=0)
-            answers[name, page] = _answer(gateway, query, {"n": page})
+            _answer(gateway, query, {"n": page, "one": 1})  # the document's first request compiles it
+            counts.update(objects=0, reads=0, conversions=0, arguments=0)
+            answers[name, page] = _answer(gateway, query, {"n": page, "one": 1})
             seen[name, page] = dict(counts)
     for page in (2, 4):
         assert answers["compiled", page] == answers["interpreted", page]
         assert len(json.loads(answers["compiled", page])["data"]["workspace"]["projects"]["nodes"]) == page
     assert seen["compiled", 2] == seen["compiled", 4]
     assert seen["compiled", 4]["objects"] == 0
+    assert seen["compiled", 4]["arguments"] > 0
     for kind in ("objects", "reads", "conversions"):
         assert seen["interpreted", 4][kind] > seen["interpreted", 2][kind] > seen["compiled", 2][kind], kind
 
