@@ -8,17 +8,22 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
 from decimal import Decimal
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any, Literal
 
 from gateway.design import values
 from gateway.design.keys import Ids, KeyTemplate, head, validate_id
 
 log = logging.getLogger(__name__)
+
+RECOGNISED = 8192
+"""How many distinct items' recognitions a model keeps (``Model.recognise``): a few MiB at most."""
+_ABSENT = object()
+"""An attribute an item does not have, among those recognition reads."""
 
 Item = dict[str, Any]
 AttributeType = Literal["S", "N", "INT", "BOOL", "L", "M", "DATE", "SS", "NS", "BS", "JSON"]
@@ -638,6 +643,10 @@ class Model:
     _by_heads: dict[tuple[str, str], tuple[_Candidate, ...]] = field(init=False, repr=False, compare=False)
     _by_name: dict[str, Entity] = field(init=False, repr=False, compare=False)
     _shared: frozenset[Entity] = field(init=False, repr=False, compare=False)
+    _recognition: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    _recognised: Callable[[tuple[Any, ...]], tuple[Entity, dict[str, str]] | None] = field(
+        init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_shared", _validate(self))
@@ -657,6 +666,11 @@ class Model:
         object.__setattr__(self, "_candidates", tuple(candidates))
         object.__setattr__(self, "_by_heads", by_heads)
         object.__setattr__(self, "_by_name", {entity.name: entity for entity in self.entities})
+        # What recognising an item reads of it: every index's keys and every discriminator.
+        recognition = [name for index in self.indexes for name in (index.pk, index.sk)]
+        recognition += [entity.discriminator[0] for entity in self.entities if entity.discriminator is not None]
+        object.__setattr__(self, "_recognition", tuple(dict.fromkeys(recognition)))
+        object.__setattr__(self, "_recognised", lru_cache(maxsize=RECOGNISED)(self._recognise_read))
 
     def index(self, name: str | None) -> Index:
         return self._indexes[name]
@@ -791,7 +805,27 @@ class Model:
 
         ``partial`` accepts a key that carries only some of the entity's index keys (what a write names): those
         present must agree with the table key, the absent ones are not required.
+
+        What the attributes recognition reads were recognised as is kept (the last ``RECOGNISED`` of them): items
+        read again, by this request or another, are not parsed again. Items of no entity are recognised anew each
+        time, so that an ambiguous one is logged wherever it is met.
         """
+        if not partial:
+            try:
+                found = self._recognised(tuple(item.get(name, _ABSENT) for name in self._recognition))
+            except TypeError:  # an attribute that cannot be a key (a list, a map): recognised without keeping it
+                found = None
+            if found is not None:
+                return found[0], dict(found[1])
+        return self._recognise(item, partial)
+
+    def _recognise_read(self, read: tuple[Any, ...]) -> tuple[Entity, dict[str, str]] | None:
+        """``recognise`` of the attributes it reads, in ``_recognition``'s order (``_ABSENT`` where missing)."""
+        return self._recognise(
+            {name: value for name, value in zip(self._recognition, read, strict=True) if value is not _ABSENT}
+        )
+
+    def _recognise(self, item: Mapping[str, Any], partial: bool = False) -> tuple[Entity, dict[str, str]] | None:
         table = self._indexes[None]
         pk, sk = item.get(table.pk), item.get(table.sk)
         if not isinstance(pk, str) or not isinstance(sk, str):

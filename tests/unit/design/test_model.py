@@ -301,3 +301,37 @@ def test_a_date_field_writes_and_reads_calendar_dates_only() -> None:
 def test_a_minted_id_written_as_a_date_is_refused() -> None:
     with pytest.raises(ValueError, match=r"Order\.orderId: a minted id is no date, and 'o#\{orderId:date\}'"):
         Entity("Order", {None: KeyShape.of("o#{orderId:date}", "O")}, mint="orderId")
+
+
+def test_an_item_recognised_again_is_recognised_as_the_first_time_and_its_ids_are_the_callers_own() -> None:
+    """Recognition is kept per model (``Model.recognise``): an item met again, as itself or as another item with
+    the same keys, is what a model that never saw it recognises it as; the ids handed out are a copy each time,
+    and an item whose key attributes cannot be kept (a list) is recognised all the same."""
+    from dataclasses import replace
+
+    from schema.demo import DEMO, demo_items
+    from schema.online_shop import SHOP
+
+    shop = [
+        {"PK": "c#ann", "SK": "c#ann", "EntityType": "customer"},
+        {"PK": "c#ann", "SK": "c#ann", "EntityType": "product"},
+        {"PK": "c#ann", "SK": "c#ann"},
+        {"PK": "p#p1", "SK": "w#w1", "EntityType": "warehouseItem", "GSI1-PK": "w#w1", "GSI1-SK": "p#p1"},
+        {"PK": "p#p1", "SK": "w#w1", "EntityType": "warehouseItem", "GSI1-PK": "w#w2", "GSI1-SK": "p#p1"},
+        {"PK": "o#o1", "SK": "o#o1"},
+        {"PK": "c#ann", "SK": "c#ann", "EntityType": "customer", "GSI2-SK": ["not", "a", "key"]},
+        {"PK": "o#o1", "SK": "p#p1", "EntityType": "orderItem"},
+    ]
+    for model, items in ((DEMO.model, list(demo_items())[:200]), (SHOP.model, shop)):
+        seen = [model.recognise(item) for item in items]
+        for item, first in zip(items, seen, strict=True):
+            expected = replace(model).recognise(item)  # a model of its own: nothing kept
+            again = model.recognise(dict(item))
+            assert again == first == expected, item
+            if again is not None:
+                again[1]["mutated"] = "by the caller"
+                first[1]["mutated"] = "by the caller"
+                assert model.recognise(item) == expected
+    assert SHOP.model.recognise(shop[1]) is None  # the discriminator names another entity
+    assert SHOP.model.recognise(shop[4]) is None  # the index key names another warehouse
+    assert SHOP.model.recognise(shop[0]) is not None and SHOP.model.recognise(shop[6]) is not None
