@@ -26,8 +26,8 @@ from inspect import isawaitable
 from typing import Any, ClassVar
 
 import strawberry
+from graphql import ExecutionResult as GraphQLExecutionResult
 from graphql import (
-    DocumentNode,
     FragmentDefinitionNode,
     GraphQLError,
     OperationDefinitionNode,
@@ -35,7 +35,6 @@ from graphql import (
     default_type_resolver,
     specified_rules,
 )
-from graphql import ExecutionResult as GraphQLExecutionResult
 from graphql import OperationType as GraphQLOperationType
 from graphql.execution.collect_fields import FragmentDetails
 from graphql.utilities import get_operation_ast
@@ -82,8 +81,8 @@ class Kept:
     """One request for a query of a kept document, answered by ``run``."""
 
     __slots__ = (
-        "_document",
         "_extensions",
+        "_fragments",
         "_operation",
         "_prepared",
         "_schema",
@@ -100,6 +99,7 @@ class Kept:
         schema: strawberry.Schema,
         prepared: Prepared,
         operation: OperationDefinitionNode,
+        fragments: dict[str, FragmentDefinitionNode],
         variables: dict[str, Any] | None,
         extensions: dict[str, Any] | None,
         context: Context,
@@ -107,8 +107,8 @@ class Kept:
         self._schema = schema
         self._extensions = extensions
         self._prepared = prepared
-        self._document: DocumentNode = prepared.document
         self._operation = operation
+        self._fragments = fragments
         self._variables = variables
         self.context = context
         self.operation_name = operation.name.value if operation.name is not None else None
@@ -140,12 +140,12 @@ class Kept:
         operation = get_operation_ast(prepared.document, operation_name)
         if operation is None or operation.operation is not GraphQLOperationType.QUERY:
             return None  # strawberry says why there is no such operation, or runs a mutation serially
-        if any(
-            isinstance(one, FragmentDefinitionNode) and one.variable_definitions
-            for one in prepared.document.definitions
-        ):
+        fragments = {
+            one.name.value: one for one in prepared.document.definitions if isinstance(one, FragmentDefinitionNode)
+        }
+        if any(one.variable_definitions for one in fragments.values()):
             return None  # fragment arguments: graphql-core works out their signatures
-        return cls(schema, prepared, operation, variables, extensions, context)
+        return cls(schema, prepared, operation, fragments, variables, extensions, context)
 
     async def run(self) -> ExecutionResult:
         """The answer, as strawberry's path would have made it (also kept in ``result``)."""
@@ -169,17 +169,14 @@ class Kept:
         except InvalidVariables as invalid:
             return self._refused(invalid.errors)
         _, errors = checked(
-            planner, context, self._document, self.operation_name, self._variables, self._prepared, coerced
+            planner, context, self._prepared.document, self.operation_name, self._variables, self._prepared, coerced
         )
         if errors:
             return self._refused(errors)
-        fragment_definitions = {
-            one.name.value: one for one in self._document.definitions if isinstance(one, FragmentDefinitionNode)
-        }
         executor = CompiledExecutor(
             graphql_schema(self._schema),
-            fragment_definitions,
-            {name: FragmentDetails(one, None) for name, one in fragment_definitions.items()},
+            self._fragments,
+            {name: FragmentDetails(one, None) for name, one in self._fragments.items()},
             None,
             context,
             operation,
