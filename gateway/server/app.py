@@ -81,7 +81,7 @@ def create_app(
             # would otherwise walk all of it every few requests (measured: a sixth of the CPU of reading 100 edges).
             gc.freeze()
             try:
-                with closing_on_exit(feed):
+                with closing_on_exit(feed, live):
                     yield
             finally:
                 gc.unfreeze()

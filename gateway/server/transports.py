@@ -70,6 +70,9 @@ INIT_TIMEOUT = 10.0
 HEARTBEAT = 15.0
 _FELL_BEHIND = 1008
 """The close code of a reader too far behind (policy violation); its reason starts with FELL_BEHIND."""
+ENDING_GRACE = 5.0
+"""Seconds the sockets' operations get, when the server is told to stop, to end and send their last messages
+before the server closes the sockets."""
 
 
 class _Expired(Exception):
@@ -103,11 +106,6 @@ class _Operation:
     allowed: frozenset[OperationType]
     subscription: bool
     """Whether it is a subscription: only subscriptions share a run."""
-
-
-def _forget(operations: dict[str, _Held], op_id: str, held: _Held) -> None:
-    if operations.get(op_id) is held:
-        del operations[op_id]
 
 
 class _Outbox:
@@ -232,6 +230,33 @@ class LiveEndpoint:
         self._planner = planner
         self._codec = CursorCodec(settings.cursor_secret)
         self._shares = Shares()
+        self._sockets: dict[_Outbox, dict[str, _Held]] = {}
+        """Each open socket's outbox, and the operations it runs."""
+        self._quiet: asyncio.Future[None] | None = None
+        """Set once no socket runs an operation, while :meth:`ended` waits for it."""
+
+    async def ended(self, grace: float = ENDING_GRACE) -> None:
+        """Once every socket's operations have ended and what they queued is sent, or after ``grace`` seconds: the
+        server may close the sockets then without cutting off an operation's last message (its ``complete``)."""
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(grace):
+                if any(self._sockets.values()):
+                    self._quiet = asyncio.get_running_loop().create_future()
+                    try:
+                        await self._quiet
+                    finally:
+                        self._quiet = None
+                await asyncio.gather(*[outbox.flushed() for outbox in list(self._sockets)], return_exceptions=True)
+
+    def _forget(self, operations: dict[str, _Held], op_id: str, held: _Held) -> None:
+        if operations.get(op_id) is held:
+            del operations[op_id]
+            self._left()
+
+    def _left(self) -> None:
+        quiet = self._quiet
+        if quiet is not None and not quiet.done() and not any(self._sockets.values()):
+            quiet.set_result(None)
 
     # --- graphql-transport-ws -----------------------------------------------------------------------------
 
@@ -255,6 +280,7 @@ class LiveEndpoint:
         outbox = _Outbox(websocket, self._settings.ws_max_queued, self._settings.ws_send_timeout)
         outbox.put({"type": "connection_ack"})
         operations: dict[str, _Held] = {}
+        self._sockets[outbox] = operations
         try:
             await self._read(websocket, outbox, operations, principal, expires)
         except asyncio.CancelledError:
@@ -274,6 +300,8 @@ class LiveEndpoint:
                     await outbox.flushed()
                     await websocket.close(_FELL_BEHIND, "FELL_BEHIND: the client did not read what was sent")
         finally:
+            del self._sockets[outbox]
+            self._left()
             stopping = [held.cancel() for held in list(operations.values())]
             writer = outbox.close()
             runs = [task for task in stopping if isinstance(task, asyncio.Task)]
@@ -396,7 +424,7 @@ class LiveEndpoint:
             work = self._operation(state, op_id, operation, principal, expires, outbox)
         task = operations[op_id] = asyncio.create_task(work)
         # A finished operation lets go of everything it held at once, whether or not the client completes it.
-        task.add_done_callback(functools.partial(_forget, operations, op_id))
+        task.add_done_callback(functools.partial(self._forget, operations, op_id))
 
     def _message(self, received: Message) -> dict[str, Any]:
         """The message ``received`` as a JSON object within the limits; closes the socket with 4400 (4413 when too
@@ -470,7 +498,7 @@ class LiveEndpoint:
             outbox.put(frames("error", _final(_errors(Unauthenticated("the credentials expired"))).errors))
             return
         guard = Guard(state.store.model, self._tenancy, principal)
-        delivery = _Delivery(frames, outbox, functools.partial(_forget, operations, op_id))
+        delivery = _Delivery(frames, outbox, functools.partial(self._forget, operations, op_id))
         run, subscriber = await self._shares.attach(
             _share_key(operation, guard), functools.partial(self._run, state, operation, guard), delivery
         )
@@ -705,24 +733,44 @@ def _final(body: dict[str, Any]) -> Result:
 
 
 @contextlib.contextmanager
-def closing_on_exit(feed: Feed) -> Iterator[None]:
+def closing_on_exit(feed: Feed, live: LiveEndpoint) -> Iterator[None]:
     """On SIGINT or SIGTERM, end every subscription at once, each with its complete message, before the server
     closes its connections (it waits for open event streams, which would otherwise never end).
 
-    The server's own handlers still run after ours. Only the main thread can take signals: elsewhere (a server run
-    in a thread) subscriptions end when the feed closes.
+    The server's own handler runs once the sockets' operations have ended and their last messages are sent (at most
+    ``ENDING_GRACE`` seconds later): run at once, it would close the sockets before they are, and a client would see
+    its socket closed without the ``complete`` of its subscriptions. A second signal reaches the server at once.
+
+    Only the main thread can take signals: elsewhere (a server run in a thread) subscriptions end when the feed
+    closes.
     """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     loop = asyncio.get_running_loop()
     previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    ending: list[asyncio.Task[None]] = []
+    signalled: list[int] = []
+
+    async def end(chained: Callable[[int, FrameType | None], Any], signum: int) -> None:
+        feed.close()
+        await live.ended()
+        chained(signum, None)
+
+    def start(chained: Callable[[int, FrameType | None], Any], signum: int) -> None:
+        ending.append(loop.create_task(end(chained, signum)))
 
     def close(signum: int, frame: FrameType | None) -> None:
-        loop.call_soon_threadsafe(feed.close)
+        # A signal handler runs between two steps of the loop, which may be waiting for its sockets: what it asks
+        # of the loop goes through call_soon_threadsafe, which wakes it.
         chained = previous[signal.Signals(signum)]
-        if callable(chained):
+        if not callable(chained):
+            loop.call_soon_threadsafe(feed.close)
+        elif signalled:
             chained(signum, frame)
+        else:
+            signalled.append(signum)
+            loop.call_soon_threadsafe(start, chained, signum)
 
     for sig in previous:
         signal.signal(sig, close)
@@ -731,6 +779,8 @@ def closing_on_exit(feed: Feed) -> Iterator[None]:
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+        for task in ending:
+            task.cancel()
 
 
 def _result(result: ExecutionResult | GraphQLExecutionResult, request_id: str) -> Result:

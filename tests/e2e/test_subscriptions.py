@@ -19,14 +19,18 @@ from urllib.parse import urlencode
 import httpx
 import psutil
 import pytest
+import uvicorn
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from benchmarks import servers
+from gateway.config import Settings
 from gateway.design import global_ids
 from gateway.dynamo import streams
 from gateway.errors import FellBehind
-from gateway.live.fanout import WATCH_LIMIT, Change, Watch
+from gateway.live.fanout import WATCH_LIMIT, Change, Feed, Watch
+from gateway.server.app import create_app
+from gateway.server.serving import websocket_options
 from schema.model import TICKET, WORKSPACE
 from tests.support.browser import LAUNCH
 from tests.support.gateway import Gateway
@@ -342,6 +346,51 @@ async def test_shutdown_ends_each_subscription_with_complete(endpoint: str, dyna
             await server.wait()
     assert ws_messages[-1] == {"id": "1", "type": "complete"}
     assert sse_events[-1] == "event: complete"
+
+
+async def test_shutdown_waits_for_subscriptions_that_end_late(
+    endpoint: str, dynamodb: Any, streamed: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The server closes its sockets only once their subscriptions have sent their ``complete``, however late the
+    subscriptions end after the signal (here half a second: the feed closes them late)."""
+    closing = Feed.close
+
+    def late(feed: Feed) -> None:
+        asyncio.get_running_loop().call_later(0.5, closing, feed)
+
+    monkeypatch.setattr(Feed, "close", late)
+    settings = Settings.from_env({}, table=streamed, endpoint_url=endpoint, cursor_secret="test-secret", auth_open=True)
+    config = uvicorn.Config(
+        create_app(settings), host="127.0.0.1", port=0, log_level="warning", **websocket_options(settings)
+    )
+    server = uvicorn.Server(config)
+    # The server raises the signal again once it has stopped, for whoever runs it: here, the test.
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: None)
+    serving = asyncio.create_task(server.serve())
+    try:
+        while not server.started:
+            assert not serving.done(), serving
+            await asyncio.sleep(0.02)
+        streaming = Gateway.__new__(Gateway)
+        streaming.url = f"http://127.0.0.1:{server.servers[0].sockets[0].getsockname()[1]}"
+        async with socket(streaming) as client:
+            await client.subscribe(PROJECTS, ws="ws-1")
+            for n in range(100):  # until the subscription sees a change: it is running
+                put_project(dynamodb, streamed, "ws-1", f"p-{n}", "warming up")
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(client.event(), 0.5)
+                    break
+            signal.raise_signal(signal.SIGTERM)
+            messages = []
+            with contextlib.suppress(ConnectionClosed):
+                while True:
+                    messages.append(await client.receive())
+        await asyncio.wait_for(serving, 30)
+    finally:
+        server.should_exit = True
+        await asyncio.wait_for(serving, 30)
+        signal.signal(signal.SIGTERM, previous)
+    assert messages[-1] == {"id": "1", "type": "complete"}
 
 
 # --- GraphiQL -----------------------------------------------------------------------------------------------------
