@@ -35,7 +35,8 @@ JSON: any value (an open map, a list, ...) served as the ``JSON`` scalar."""
 _ENUM_VALUE = re.compile(r"[_A-Za-z][_0-9A-Za-z]*")
 _PLACEHOLDER_NAME = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)")
 
-_INT_RANGE = range(-(2**31), 2**31)
+INT_RANGE = range(-(2**31), 2**31)
+"""The whole numbers GraphQL's Int holds (32 bits)."""
 MAX_TEXT = 1000
 """The longest text attribute a write may set, unless the attribute declares its own bound."""
 MAX_ITEMS = 100
@@ -1577,7 +1578,7 @@ def _has_type(value: object, kind: AttributeType) -> bool:
         case "N":
             return isinstance(value, Decimal)
         case "INT":
-            return isinstance(value, Decimal) and value == value.to_integral_value() and int(value) in _INT_RANGE
+            return isinstance(value, Decimal) and value == value.to_integral_value() and int(value) in INT_RANGE
         case "BOOL":
             return isinstance(value, bool)
         case "L":

@@ -33,13 +33,13 @@ from graphql.execution.values import VariableValues, VariableValueSource, get_va
 from graphql.pyutils import Undefined
 from graphql.type import GraphQLScalarType
 
-_INT_RANGE = range(-(2**31), 2**31)
+from gateway.design.model import INT_RANGE
 
 _AS_IS: dict[GraphQLScalarType, Callable[[Any], bool]] = {
     GraphQLID: lambda value: type(value) is str,
     GraphQLString: lambda value: type(value) is str,
     GraphQLBoolean: lambda value: type(value) is bool,
-    GraphQLInt: lambda value: type(value) is int and value in _INT_RANGE,
+    GraphQLInt: lambda value: type(value) is int and value in INT_RANGE,
     GraphQLFloat: lambda value: type(value) is float and math.isfinite(value),
 }
 """graphql-core's own scalars, and the values each one's coercion returns unchanged (an ``int`` for an ``ID``

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 import operator
@@ -19,6 +20,7 @@ from gateway.design import global_ids
 from gateway.design.declaration import Declaration
 from gateway.design.keys import Ids
 from gateway.design.model import (
+    INT_RANGE,
     Attribute,
     Collection,
     Entity,
@@ -153,7 +155,12 @@ class Builder:
             out: dict[str, Any] = {}
             for name, spec, where, enum, shape, as_served in steps:
                 value = item.get(name)
-                if as_served is None or type(value) is not as_served:
+                if value is None:  # served as null, whatever its type
+                    out[name] = None
+                    continue
+                if as_served is int:
+                    value = _integer(spec, value, where)
+                elif as_served is None or type(value) is not as_served:
                     value = served_value(spec, value, where)
                     if enum is not None and value is not None:
                         value = enum(value)
@@ -243,13 +250,39 @@ class Builder:
     def maker(self, entity: Entity) -> Make:
         cls = self.types[entity.name]
         keys = entity.key_fields
-        values = self.values_of(entity, [name for name, _ in plain_attributes(entity)])
+        names = [name for name, _ in plain_attributes(entity)]
+        values = self.values_of(entity, names)
+        if not _fills(cls, {"version", "_ids", *keys, *names}):
+
+            def make_by_init(ids: dict[str, str], item: Item) -> Any:
+                fields = values(item)
+                for key in keys:
+                    fields[key] = ids.get(key)
+                return cls(id=global_ids.encode(entity, ids), version=served_version(entity, item), _ids=ids, **fields)
+
+            return make_by_init
+
+        # An object is its fields' values, and its global id is encoded when first read: most operations select
+        # no id of most objects they answer (measured: the encoding and the dataclass's __init__ were a quarter of
+        # building an object).
+        def global_id(one: Any, name: str) -> Any:
+            if name != "id":
+                raise AttributeError(f"{type(one).__name__!r} object has no attribute {name!r}")
+            found = one.__dict__["id"] = global_ids.encode(entity, one._ids)
+            return found
+
+        cls.__getattr__ = global_id
+        new = object.__new__
 
         def make(ids: dict[str, str], item: Item) -> Any:
             fields = values(item)
             for key in keys:
                 fields[key] = ids.get(key)
-            return cls(id=global_ids.encode(entity, ids), version=served_version(entity, item), _ids=ids, **fields)
+            fields["version"] = served_version(entity, item)
+            fields["_ids"] = ids
+            one = new(cls)
+            one.__dict__ = fields
+            return one
 
         return make
 
@@ -525,6 +558,16 @@ class Builder:
         return total_count
 
 
+def _fills(cls: type, given: set[str]) -> bool:
+    """Whether an object of ``cls`` (a dataclass) is whole once ``given`` and its ``id`` are set in its dictionary,
+    without its ``__init__``: every other field has a default on the class, there is no ``__post_init__`` and no
+    ``__getattr__`` of its own."""
+    if hasattr(cls, "__post_init__") or "__getattr__" in vars(cls) or hasattr(cls, "__slots__"):
+        return False
+    fields = dataclasses.fields(cls)
+    return all(one.name in given or one.name == "id" or hasattr(cls, one.name) for one in fields if one.init)
+
+
 def served_version(entity: Entity, item: Item) -> int:
     value = item.get(building.VERSION)
     if isinstance(value, Decimal) and value == value.to_integral_value():
@@ -536,10 +579,21 @@ def served_version(entity: Entity, item: Item) -> int:
 
 def _stored_as_served(spec: Attribute) -> type | None:
     """The type whose stored values an attribute serves as they are, with nothing to check or convert: text, of no
-    enum and no number kept as text (``served_value`` returns such a value unchanged); None for any other."""
+    enum and no number kept as text (``served_value`` returns such a value unchanged); None for any other. ``int``
+    for an ``INT`` of no enum, not kept as text: served by ``_integer``."""
     if spec.enum is not None or spec.text:
         return None
-    return {"S": str, "BOOL": bool}.get(spec.type)
+    return {"S": str, "BOOL": bool, "INT": int}.get(spec.type)
+
+
+def _integer(spec: Attribute, value: Any, where: str) -> Any:
+    """``served_value`` of an ``INT`` (``_stored_as_served`` is ``int``): a whole number in range as an int, without
+    the general checks; anything else as ``served_value`` serves it."""
+    if type(value) is Decimal and value.is_finite():
+        number = int(value)
+        if number == value and number in INT_RANGE:
+            return number
+    return served_value(spec, value, where)
 
 
 def _window(info: Info, collection: Collection, parent_ids: dict[str, str]) -> tuple[Window, dict[str, str]]:
