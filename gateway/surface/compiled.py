@@ -68,6 +68,9 @@ _Flags = tuple[Any, ...]
 _Resolve = Callable[..., Any]
 _Completed = TypeVar("_Completed", dict[str, Any], list[Any])
 
+_NO_INFO: Any = None
+"""The resolve info given to an ``is_type_of`` that reads none (``_tells_without_info``)."""
+
 STRAWBERRY_DEFINITION = GraphQLCoreConverter.DEFINITION_BACKREF
 """Where strawberry keeps, on a graphql-core field, the strawberry field it was made from."""
 
@@ -94,11 +97,23 @@ class _Field:
     """For a field whose resolver takes no arguments, or reads them from the operation: the resolver called as
     strawberry calls it, without its per-call wrapping (argument conversion, extension chain); None where that
     wrapping could do anything."""
+    object: GraphQLObjectType | None
+    """For a field read as an attribute whose type is an object type, or a list of one, without arguments: that
+    object type, when telling its objects needs no resolve info. Its objects go straight to their fields."""
+    item: GraphQLOutputType | None
+    """For such a list: the type of its items (non-null or not); None for a single object."""
+
+    plain: Callable[[Any], Any] | None
+    """For a leaf whose resolver takes neither arguments nor info, and returns its value: the resolver's function,
+    called with the source alone."""
 
     def read(self, source: Any) -> Any:
         """The field's value on ``source``, for a leaf completed here: no resolve info is needed."""
         attribute = self.attribute
-        return getattr(source, attribute) if attribute is not None else self.resolve(source, None)
+        if attribute is not None:
+            return getattr(source, attribute)
+        plain = self.plain
+        return plain(source) if plain is not None else self.resolve(source, None)
 
     def complete(self, result: Any) -> Any:
         """graphql-core's ``complete_value`` for this leaf field: the same checks, in the same order."""
@@ -178,6 +193,7 @@ def _compile(
     resolve = definition.resolve or executor.field_resolver
     nullable = get_nullable_type(definition.type)
     leaf = None
+    plain = None
     if is_leaf_type(nullable):
         if definition is TypeNameMetaFieldDef:
             name = parent_type.name
@@ -185,6 +201,9 @@ def _compile(
             leaf = nullable
         elif reads_attribute(resolve):
             leaf = nullable
+        else:
+            plain = _leaf_call(definition, resolve)
+            leaf = nullable if plain is not None else None
     null = ""
     if is_non_null_type(definition.type):
         null = f"Cannot return null for non-nullable field {parent_type}.{node.name.value}."
@@ -192,7 +211,19 @@ def _compile(
     text = leaf is not None and leaf.name in _TEXT and leaf.coerce_output_value is _TEXT[leaf.name]
     nodes = [one.node for one in field_details_list]
     call = _plain_call(definition, resolve) if leaf is None else None
-    return _Field(definition, nodes, resolve, arguments, leaf, null, attribute, text, call)
+    item = nullable.of_type if isinstance(nullable, GraphQLList) else None
+    target = get_nullable_type(item) if item is not None else nullable
+    object_ = None
+    if attribute is not None and leaf is None and not definition.args and isinstance(target, GraphQLObjectType):
+        object_ = target if _tells_without_info(target) else None
+    return _Field(definition, nodes, resolve, arguments, leaf, null, attribute, text, call, object_, item, plain)
+
+
+def _tells_without_info(object_type: GraphQLObjectType) -> bool:
+    """Whether the type's ``is_type_of`` is absent or strawberry's own test of an object's class, which reads no
+    resolve info; a type's own ``is_type_of`` might."""
+    is_type_of = object_type.is_type_of
+    return is_type_of is None or getattr(is_type_of, "__qualname__", "").endswith("_get_is_type_of.<locals>.is_type_of")
 
 
 _TEXT = {"String": GraphQLString.coerce_output_value, "ID": GraphQLID.coerce_output_value}
@@ -250,6 +281,21 @@ def _plain_call(definition: GraphQLField, resolve: _Resolve) -> _Resolve | None:
         return function(**passed)
 
     return call
+
+
+def _leaf_call(definition: GraphQLField, resolve: _Resolve) -> Callable[[Any], Any] | None:
+    """A leaf's resolver that ``_plain_call`` would call and that takes no arguments, no info and returns its value
+    (not a coroutine), as its function called with the source alone; None otherwise."""
+    if definition.args or _plain_call(definition, resolve) is None:
+        return None
+    resolver = definition.extensions[STRAWBERRY_DEFINITION].base_resolver
+    if resolver.info_parameter is not None or resolver.is_async:
+        return None
+    function = resolver.wrapped_func
+    if resolver.root_parameter is None:
+        return lambda _source: function()
+    root = resolver.root_parameter.name
+    return lambda source: function(**{root: source})
 
 
 def _free(function: Any, name: str) -> Any:
@@ -453,6 +499,13 @@ class CompiledExecutor(StrawberryGraphQLCoreExecutionContext):
                         self.handle_field_error(raw_error, field.definition.type, details, field_path)
                         results[name] = None
                     continue
+                if field.object is not None:
+                    result = self._objects(field, details, source_value, Path(path, name, parent_type.name))
+                    if result is not Undefined:
+                        results[name] = result
+                        if is_awaitable(result):
+                            awaitable.append(name)
+                        continue
                 result = self.execute_field(
                     parent_type, source_value, details, Path(path, name, parent_type.name), position_context
                 )
@@ -468,6 +521,68 @@ class CompiledExecutor(StrawberryGraphQLCoreExecutionContext):
         if not awaitable:
             return results
         return self._gathered(results, awaitable)
+
+    def _objects(
+        self, field: _Field, details: FieldDetailsList, source: Any, path: Path
+    ) -> AwaitableOrValue[Any] | UndefinedType:
+        """A field's object, or list of objects, completed as ``complete_value`` would, straight from the field's
+        attribute to its objects' fields: no resolve info, no completion call per level. Undefined where anything
+        would take another step (null, an exception, an item ``is_type_of`` refuses): the field's usual path then
+        reads the attribute again and reports it."""
+        assert field.object is not None and field.attribute is not None
+        object_type = field.object
+        is_type_of = object_type.is_type_of
+        try:
+            value = getattr(source, field.attribute)
+        except Exception:
+            return Undefined
+        item_type = field.item
+        if item_type is None:
+            if value is None or (is_type_of is not None and is_type_of(value, _NO_INFO) is not True):
+                return Undefined
+            grouped = self.collect_subfields(object_type, details).grouped_field_set
+            try:
+                completed = self.execute_fields(object_type, value, path, grouped, None)
+            except Exception as raw_error:
+                self.handle_field_error(raw_error, field.definition.type, details, path)
+                return None
+            if self.is_awaitable(completed):
+                return self._settled(completed, field.definition.type, details, path)
+            return completed
+        if type(value) is not list:
+            return Undefined
+        if is_type_of is not None:
+            for item in value:
+                if item is None or is_type_of(item, _NO_INFO) is not True:
+                    return Undefined
+        elif None in value:
+            return Undefined
+        grouped = self.collect_subfields(object_type, details).grouped_field_set
+        is_awaitable = self.is_awaitable
+        items: list[Any] = []
+        waiting: list[int] = []
+        try:
+            for index, item in enumerate(value):
+                item_path = path.add_key(index, None)
+                try:
+                    one = self.execute_fields(object_type, item, item_path, grouped, None)
+                except Exception as raw_error:
+                    self.handle_field_error(raw_error, item_type, details, item_path)
+                    items.append(None)
+                    continue
+                if is_awaitable(one):
+                    items.append(self._settled(one, item_type, details, item_path))
+                    waiting.append(index)
+                else:
+                    items.append(one)
+        except Exception as raw_error:
+            if waiting:
+                self.settle_in_background([items[index] for index in waiting])
+            self.handle_field_error(raw_error, field.definition.type, details, path)
+            return None
+        if not waiting:
+            return items
+        return self._settled(self._gathered(items, waiting), field.definition.type, details, path)
 
     async def _gathered(self, results: _Completed, awaitable: Sequence[Any]) -> _Completed:
         """``results`` (an object's fields by name, or a list's items) with what it holds at ``awaitable`` awaited

@@ -337,6 +337,7 @@ def test_an_error_in_the_middle_of_a_list_propagates_its_null_as_graphql_core_do
     )
     resource.Table(table).put_item(Item={"PK": "WS#ws-9", "SK": "PROJ#2026-0001", "title": "Fine", "status": "ACTIVE"})
     query = """{ workspace: projects(workspaceId: "ws-9") { nodes { title status } }
+        edges: projects(workspaceId: "ws-9") { edges { cursor node { title status } } }
         one: project(workspaceId: "ws-9", projectId: "2026-0002") { title status } }"""
     compiled, interpreted = twins["demo"].both(query)
     assert compiled == interpreted
@@ -429,6 +430,33 @@ def test_objects_lists_leaves_and_plain_resolvers_take_no_per_object_wrapping_co
     assert seen["compiled", 4]["arguments"] > 0
     for kind in ("objects", "reads", "conversions"):
         assert seen["interpreted", 4][kind] > seen["interpreted", 2][kind] > seen["compiled", 2][kind], kind
+
+
+def test_objects_and_lists_read_as_attributes_go_straight_to_their_fields_compiled(
+    twins: dict[str, Twin], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A page's ``edges``, each edge's ``node`` and ``nodes`` are attributes holding objects: compiled, each object
+    goes straight to its fields, so neither the executor's completion (``complete_value``) nor a resolve info is
+    made per object, and their counts do not grow with the page. No object's global id is encoded when none is
+    selected (a spy around ``global_ids.encode``). The answers are graphql-core's."""
+    counts = {"completions": 0, "infos": 0, "ids": 0}
+    _spy(monkeypatch, compiled_module.CompiledExecutor, "complete_value", counts, "completions")
+    _spy(monkeypatch, compiled_module.CompiledExecutor, "build_resolve_info", counts, "infos")
+    _spy(monkeypatch, global_ids, "encode", counts, "ids")
+    query = (
+        'query($n: Int!) { workspace(workspaceId: "ws-2") { projects(first: $n) '
+        "{ edges { cursor node { title status } } nodes { title } pageInfo { hasNextPage } } } }"
+    )
+    seen: dict[int, dict[str, int]] = {}
+    for page in (2, 4):
+        _answer(twins["demo"].compiled, query, {"n": page})  # the document's first request compiles it
+        counts.update(completions=0, infos=0, ids=0)
+        compiled = _answer(twins["demo"].compiled, query, {"n": page})
+        seen[page] = dict(counts)
+        assert compiled == _answer(twins["demo"].interpreted, query, {"n": page})
+        assert len(json.loads(compiled)["data"]["workspace"]["projects"]["edges"]) == page
+    assert seen[2] == seen[4], seen
+    assert seen[4]["ids"] == 0
 
 
 def test_objects_behind_an_interface_are_completed_by_the_plan(
