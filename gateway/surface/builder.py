@@ -44,6 +44,7 @@ from gateway.surface.toolkit import (
     new_class,
     reads_arguments_from_the_operation,
     resolve_info,
+    returns_what_the_root_holds,
     signature,
     upper_first,
     verbs_of,
@@ -265,13 +266,7 @@ class Builder:
         # An object is its fields' values, and its global id is encoded when first read: most operations select
         # no id of most objects they answer (measured: the encoding and the dataclass's __init__ were a quarter of
         # building an object).
-        def global_id(one: Any, name: str) -> Any:
-            if name != "id":
-                raise AttributeError(f"{type(one).__name__!r} object has no attribute {name!r}")
-            found = one.__dict__["id"] = global_ids.encode(entity, one._ids)
-            return found
-
-        cls.__getattr__ = global_id
+        cls.id = _GlobalId(entity)
         new = object.__new__
 
         def make(ids: dict[str, str], item: Item) -> Any:
@@ -444,6 +439,7 @@ class Builder:
         member = collection.entity
         plain = [name for name, _ in plain_attributes(member)]
 
+        @returns_what_the_root_holds("_node", Unread)
         def read_node(root: Any, info: Info) -> Any:
             if isinstance(root._node, Unread):
                 # Read one by one, batched, only where the connection did not see the field coming.
@@ -558,11 +554,27 @@ class Builder:
         return total_count
 
 
+class _GlobalId:
+    """An object's ``id``, encoded from its ids when first read and kept in its dictionary, which is read first
+    from then on (a descriptor without ``__set__``)."""
+
+    __slots__ = ("_entity",)
+
+    def __init__(self, entity: Entity) -> None:
+        self._entity = entity
+
+    def __get__(self, one: Any, owner: type | None = None) -> Any:
+        if one is None:
+            return self
+        found = one.__dict__["id"] = global_ids.encode(self._entity, one._ids)
+        return found
+
+
 def _fills(cls: type, given: set[str]) -> bool:
-    """Whether an object of ``cls`` (a dataclass) is whole once ``given`` and its ``id`` are set in its dictionary,
-    without its ``__init__``: every other field has a default on the class, there is no ``__post_init__`` and no
-    ``__getattr__`` of its own."""
-    if hasattr(cls, "__post_init__") or "__getattr__" in vars(cls) or hasattr(cls, "__slots__"):
+    """Whether an object of ``cls`` (a dataclass) is whole once ``given`` are set in its dictionary and its ``id``
+    left to ``_GlobalId``, without its ``__init__``: every other field has a default on the class, there is no
+    ``__post_init__`` and the class has no ``id`` of its own."""
+    if hasattr(cls, "__post_init__") or hasattr(cls, "id") or hasattr(cls, "__slots__"):
         return False
     fields = dataclasses.fields(cls)
     return all(one.name in given or one.name == "id" or hasattr(cls, one.name) for one in fields if one.init)

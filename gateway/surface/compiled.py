@@ -17,6 +17,7 @@ more than ``MAX_FLAG_VARIABLES`` variables are interpreted by graphql-core as be
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from inspect import isawaitable
@@ -58,7 +59,7 @@ from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 from strawberry.schema.schema_converter import GraphQLCoreConverter
 
 from gateway.surface.context import Context
-from gateway.surface.toolkit import ARGUMENTS_FROM_THE_OPERATION, reads_attribute
+from gateway.surface.toolkit import ARGUMENTS_FROM_THE_OPERATION, HELD_IN, reads_attribute
 
 MAX_FLAG_VARIABLES = 4
 """Variables that ``@include``/``@skip`` may name in a compiled document: a plan keeps one collection of fields
@@ -98,14 +99,14 @@ class _Field:
     strawberry calls it, without its per-call wrapping (argument conversion, extension chain); None where that
     wrapping could do anything."""
     object: GraphQLObjectType | None
-    """For a field read as an attribute whose type is an object type, or a list of one, without arguments: that
-    object type, when telling its objects needs no resolve info. Its objects go straight to their fields."""
+    """For a field without arguments whose type is an object type, or a list of one, read without resolve info
+    (``plain``), and whose objects are told without one: that object type. Its objects go straight to their
+    fields."""
     item: GraphQLOutputType | None
     """For such a list: the type of its items (non-null or not); None for a single object."""
-
     plain: Callable[[Any], Any] | None
-    """For a leaf whose resolver takes neither arguments nor info, and returns its value: the resolver's function,
-    called with the source alone."""
+    """The field's value read from the source alone: its attribute, or a resolver that takes neither arguments nor
+    info and is no coroutine function, for a leaf or an ``object`` field; None for any other."""
 
     def read(self, source: Any) -> Any:
         """The field's value on ``source``, for a leaf completed here: no resolve info is needed."""
@@ -202,7 +203,7 @@ def _compile(
         elif reads_attribute(resolve):
             leaf = nullable
         else:
-            plain = _leaf_call(definition, resolve)
+            plain = _root_call(definition, resolve)
             leaf = nullable if plain is not None else None
     null = ""
     if is_non_null_type(definition.type):
@@ -214,8 +215,12 @@ def _compile(
     item = nullable.of_type if isinstance(nullable, GraphQLList) else None
     target = get_nullable_type(item) if item is not None else nullable
     object_ = None
-    if attribute is not None and leaf is None and not definition.args and isinstance(target, GraphQLObjectType):
-        object_ = target if _tells_without_info(target) else None
+    if leaf is None and not definition.args and isinstance(target, GraphQLObjectType) and _tells_without_info(target):
+        if attribute is not None:
+            plain = operator.attrgetter(attribute)
+        else:
+            plain = _root_call(definition, resolve) or _held_call(definition, resolve)
+        object_ = target if plain is not None else None
     return _Field(definition, nodes, resolve, arguments, leaf, null, attribute, text, call, object_, item, plain)
 
 
@@ -283,9 +288,9 @@ def _plain_call(definition: GraphQLField, resolve: _Resolve) -> _Resolve | None:
     return call
 
 
-def _leaf_call(definition: GraphQLField, resolve: _Resolve) -> Callable[[Any], Any] | None:
-    """A leaf's resolver that ``_plain_call`` would call and that takes no arguments, no info and returns its value
-    (not a coroutine), as its function called with the source alone; None otherwise."""
+def _root_call(definition: GraphQLField, resolve: _Resolve) -> Callable[[Any], Any] | None:
+    """A field's resolver that ``_plain_call`` would call and that takes no arguments and no info and is no
+    coroutine function, as its function called with the source alone; None otherwise."""
     if definition.args or _plain_call(definition, resolve) is None:
         return None
     resolver = definition.extensions[STRAWBERRY_DEFINITION].base_resolver
@@ -296,6 +301,27 @@ def _leaf_call(definition: GraphQLField, resolve: _Resolve) -> Callable[[Any], A
         return lambda _source: function()
     root = resolver.root_parameter.name
     return lambda source: function(**{root: source})
+
+
+_HELD_ELSEWHERE: Any = object()
+"""What a ``_held_call`` returns where the root holds a placeholder: the field's resolver is called then."""
+
+
+def _held_call(definition: GraphQLField, resolve: _Resolve) -> Callable[[Any], Any] | None:
+    """For a resolver marked ``returns_what_the_root_holds`` that ``_plain_call`` would call: what the root holds,
+    read directly, or ``_HELD_ELSEWHERE`` for a placeholder; None for any other resolver."""
+    if _plain_call(definition, resolve) is None:
+        return None
+    held = getattr(definition.extensions[STRAWBERRY_DEFINITION].base_resolver.wrapped_func, HELD_IN, None)
+    if held is None:
+        return None
+    attribute, placeholder = held
+
+    def read(source: Any) -> Any:
+        value = getattr(source, attribute)
+        return _HELD_ELSEWHERE if isinstance(value, placeholder) else value
+
+    return read
 
 
 def _free(function: Any, name: str) -> Any:
@@ -500,12 +526,13 @@ class CompiledExecutor(StrawberryGraphQLCoreExecutionContext):
                         results[name] = None
                     continue
                 if field.object is not None:
-                    result = self._objects(field, details, source_value, Path(path, name, parent_type.name))
-                    if result is not Undefined:
-                        results[name] = result
-                        if is_awaitable(result):
-                            awaitable.append(name)
-                        continue
+                    result = self._objects(
+                        field, details, parent_type, source_value, Path(path, name, parent_type.name)
+                    )
+                    results[name] = result
+                    if is_awaitable(result):
+                        awaitable.append(name)
+                    continue
                 result = self.execute_field(
                     parent_type, source_value, details, Path(path, name, parent_type.name), position_context
                 )
@@ -523,42 +550,56 @@ class CompiledExecutor(StrawberryGraphQLCoreExecutionContext):
         return self._gathered(results, awaitable)
 
     def _objects(
-        self, field: _Field, details: FieldDetailsList, source: Any, path: Path
-    ) -> AwaitableOrValue[Any] | UndefinedType:
-        """A field's object, or list of objects, completed as ``complete_value`` would, straight from the field's
-        attribute to its objects' fields: no resolve info, no completion call per level. Undefined where anything
-        would take another step (null, an exception, an item ``is_type_of`` refuses): the field's usual path then
-        reads the attribute again and reports it."""
-        assert field.object is not None and field.attribute is not None
-        object_type = field.object
-        is_type_of = object_type.is_type_of
+        self, field: _Field, details: FieldDetailsList, parent_type: GraphQLObjectType, source: Any, path: Path
+    ) -> AwaitableOrValue[Any]:
+        """An ``object`` field's value: read without resolve info, its object or objects go straight to their
+        fields (``_straight``); any other value (null, an awaitable, an object ``is_type_of`` refuses) is completed
+        as ``complete_value`` completes it, with a resolve info made for it then; where the root holds a
+        placeholder (``_held_call``), the field's resolver is called as ``execute_field`` calls it. Errors as
+        ``execute_field``."""
+        definition = field.definition
+        assert field.plain is not None
         try:
-            value = getattr(source, field.attribute)
-        except Exception:
-            return Undefined
+            value = field.plain(source)
+        except Exception as raw_error:
+            self.handle_field_error(raw_error, definition.type, details, path)
+            return None
+        if value is _HELD_ELSEWHERE:
+            return self.execute_field(parent_type, source, details, path, None)
+        try:
+            completed = self._straight(field, details, value, path)
+            if completed is Undefined:
+                info = self.build_resolve_info(definition, field.nodes, parent_type, path)
+                if self.is_awaitable(value):
+                    return self.complete_awaitable_value(definition.type, details, info, path, value, None)
+                completed = self.complete_value(definition.type, details, info, path, value, None)
+        except Exception as raw_error:
+            self.handle_field_error(raw_error, definition.type, details, path)
+            return None
+        if self.is_awaitable(completed):
+            return self._settled(completed, definition.type, details, path)
+        return completed
+
+    def _straight(self, field: _Field, details: FieldDetailsList, value: Any, path: Path) -> AwaitableOrValue[Any]:
+        """``value``'s object, or list of objects, each completed by its fields straight away, as ``complete_value``
+        would complete it; Undefined for a value that would take another step (null, an awaitable, an object
+        ``is_type_of`` refuses, a list holding any of those)."""
+        object_type = field.object
+        assert object_type is not None
+        is_type_of = object_type.is_type_of
+        is_awaitable = self.is_awaitable
         item_type = field.item
         if item_type is None:
-            if value is None or (is_type_of is not None and is_type_of(value, _NO_INFO) is not True):
+            if value is None or (is_type_of(value, _NO_INFO) is not True if is_type_of else is_awaitable(value)):
                 return Undefined
             grouped = self.collect_subfields(object_type, details).grouped_field_set
-            try:
-                completed = self.execute_fields(object_type, value, path, grouped, None)
-            except Exception as raw_error:
-                self.handle_field_error(raw_error, field.definition.type, details, path)
-                return None
-            if self.is_awaitable(completed):
-                return self._settled(completed, field.definition.type, details, path)
-            return completed
+            return self.execute_fields(object_type, value, path, grouped, None)
         if type(value) is not list:
             return Undefined
-        if is_type_of is not None:
-            for item in value:
-                if item is None or is_type_of(item, _NO_INFO) is not True:
-                    return Undefined
-        elif None in value:
-            return Undefined
+        for item in value:
+            if item is None or (is_type_of(item, _NO_INFO) is not True if is_type_of else is_awaitable(item)):
+                return Undefined
         grouped = self.collect_subfields(object_type, details).grouped_field_set
-        is_awaitable = self.is_awaitable
         items: list[Any] = []
         waiting: list[int] = []
         try:
@@ -575,14 +616,13 @@ class CompiledExecutor(StrawberryGraphQLCoreExecutionContext):
                     waiting.append(index)
                 else:
                     items.append(one)
-        except Exception as raw_error:
+        except Exception:
             if waiting:
                 self.settle_in_background([items[index] for index in waiting])
-            self.handle_field_error(raw_error, field.definition.type, details, path)
-            return None
+            raise
         if not waiting:
             return items
-        return self._settled(self._gathered(items, waiting), field.definition.type, details, path)
+        return self._gathered(items, waiting)
 
     async def _gathered(self, results: _Completed, awaitable: Sequence[Any]) -> _Completed:
         """``results`` (an object's fields by name, or a list's items) with what it holds at ``awaitable`` awaited

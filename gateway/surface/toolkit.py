@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 import keyword
 from collections.abc import Callable, Sequence
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import strawberry
 from graphql import GraphQLResolveInfo, GraphQLSchema
@@ -87,6 +87,25 @@ its parameters: the compiled executor calls it without strawberry converting arg
 def reads_arguments_from_the_operation(resolve: Callable[..., Any]) -> Callable[..., Any]:
     setattr(resolve, ARGUMENTS_FROM_THE_OPERATION, True)
     return resolve
+
+
+_Resolver = TypeVar("_Resolver", bound=Callable[..., Any])
+
+HELD_IN = "_tablegraph_held_in"
+"""Marks a resolver that returns what its root holds in an attribute whenever that is not a placeholder: see
+``returns_what_the_root_holds``."""
+
+
+def returns_what_the_root_holds(attribute: str, placeholder: type) -> Callable[[_Resolver], _Resolver]:
+    """Mark a resolver that returns ``getattr(root, attribute)`` unless that is an instance of ``placeholder``, and
+    only then needs its arguments and info: the compiled executor reads the attribute itself, and calls the
+    resolver only for a placeholder."""
+
+    def mark(resolve: _Resolver) -> _Resolver:
+        setattr(resolve, HELD_IN, (attribute, placeholder))
+        return resolve
+
+    return mark
 
 
 def signature(
