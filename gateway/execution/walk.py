@@ -275,6 +275,12 @@ class Walk:
         if done:
             self._with_item(entity, item, selected, path, round_, set(), mine)
             return
+        if not self._related(entity, selected):
+            # It starts nothing, now or once read (a page's hundred targets, most often): it is only read.
+            if key not in round_.on_read:
+                round_.reads[key] = (entity, dict(ids), path)
+                round_.on_read[key] = []
+            return
         started: set[str] = set()
         if key not in round_.on_read and not self._combined(entity, ids, selected, path, round_, started, mine):
             round_.reads[key] = (entity, dict(ids), path)
