@@ -25,6 +25,7 @@ from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+import orjson
 from graphql import (
     ASTValidationRule,
     DocumentNode,
@@ -126,6 +127,10 @@ class Estimate:
         return {**self.summary(budget), "requests": [request.as_dict() for request in self.requests]}
 
 
+SHARED_SELECTIONS = 16
+"""Sets of variable values whose selections a kept document keeps, all its operations together."""
+
+
 @dataclass
 class Prepared:
     """A document text parsed once, with what holds for it whatever the variables: the validation rule sets it
@@ -136,14 +141,28 @@ class Prepared:
     valid: set[tuple[type[ASTValidationRule], ...]]
     estimates: dict[str | None, Estimate]
     bounds: dict[str | None, Estimate | None] = dataclasses.field(default_factory=dict)
-    selections: dict[str | None, Selections] = dataclasses.field(default_factory=dict)
+    selections: dict[tuple[str | None, bytes], Selections] = dataclasses.field(default_factory=dict)
     plans: dict[int, Any] = dataclasses.field(default_factory=dict)
     """What the compiled executor (``surface.compiled``) made of each operation, by the operation's node: opaque
     here, and kept exactly as long as the document."""
 
-    def selections_of(self, operation_name: str | None) -> Selections:
-        """The memo of the operation's selections, shared by its requests (``Scope.selections``)."""
-        return self.selections.setdefault(operation_name, {})
+    def selections_of(self, operation_name: str | None, variables: Mapping[str, Any] | None = None) -> Selections:
+        """The memo of the operation's selections (``Scope.selections``), shared by its requests that send the same
+        variables: the fields read depend on them (their arguments, ``@include``/``@skip``). The last
+        ``SHARED_SELECTIONS`` sets of variables of the document are kept; variables that are not JSON (they come
+        as JSON) get a memo of their own."""
+        try:
+            given = orjson.dumps(variables or {}, option=orjson.OPT_SORT_KEYS)
+        except TypeError:
+            return {}
+        key = (operation_name, given)
+        found = self.selections.pop(key, None)
+        if found is None:
+            found = {}
+            if len(self.selections) >= SHARED_SELECTIONS:
+                del self.selections[next(iter(self.selections))]
+        self.selections[key] = found  # the most recently used last
+        return found
 
 
 class Planner:

@@ -133,15 +133,14 @@ class Reader:
 
     def share(self, selections: Selections) -> None:
         """Read the operation's selections from ``selections``, kept across the requests that send the same
-        document; used unless the operation takes variables, whose values the selections depend on."""
+        document with the same variables, whose values the selections depend on."""
         self._shared = selections
 
     def selections(self, info: GraphQLResolveInfo[Any]) -> Selections:
-        """Where this request keeps the selections it reads (``Scope.selections``): the document's when they
-        hold for every request, else its own, since the walk and the resolvers ask again for each object."""
-        if self._shared is not None and not info.operation.variable_definitions:
-            return self._shared
-        return self._selections
+        """Where this request keeps the selections it reads (``Scope.selections``): the document's, shared with its
+        requests of the same variables (``Prepared.selections_of``), else its own, since the walk and the resolvers
+        ask again for each object."""
+        return self._shared if self._shared is not None else self._selections
 
     def forget(self) -> None:
         """Drop what this request has read so far: a write is about to change it."""

@@ -224,7 +224,7 @@ def checked(
     except InvalidVariables as invalid:
         return None, invalid.errors
     if prepared is not None:
-        context.reader.share(prepared.selections_of(operation_name))
+        context.reader.share(prepared.selections_of(operation_name, variables))
         context.plans = prepared.plans
     return estimate, []
 

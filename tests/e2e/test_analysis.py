@@ -7,10 +7,11 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from graphql import parse
 from graphql.execution.values import get_argument_values
 
 from gateway.execution import selection
-from gateway.execution.cost import Estimate, Planner
+from gateway.execution.cost import SHARED_SELECTIONS, Estimate, Planner, Prepared
 from tests.support.contract import student_id
 from tests.support.gateway import Gateway
 
@@ -83,3 +84,40 @@ def test_an_operation_with_variables_is_estimated_once_and_its_selection_read_on
     assert len({counts["arguments"] for counts, _ in later}) == 1
     many, few = (len(data[next(iter(data))]["courses"]["nodes"]) for _, data in later)
     assert many > few == 5
+
+
+def test_the_selection_read_with_some_variables_is_kept_for_the_next_request_with_the_same(
+    gateway: Gateway, analysed: dict[str, int]
+) -> None:
+    """Clients send one operation with variables over and over: the fields the walk reads are kept with the document
+    for each set of variable values, so a request that repeats a set reads none, and one with other values (another
+    page size, another ``@include``) reads its own and answers by them."""
+    query = _unique(
+        lambda alias: (
+            f"query($s: ID!, $n: Int, $titles: Boolean!) {{ {alias}: student(studentId: $s) {{ name "
+            "courses(first: $n) { nodes { courseId title @include(if: $titles) } } } }"
+        )
+    )
+    two = {"s": student_id(1), "n": 2, "titles": True}
+    three = {"s": student_id(1), "n": 3, "titles": False}
+    seen = _each(gateway, analysed, query, [two, two, three, three, two])
+    reads = [counts["arguments"] for counts, _ in seen]
+    assert reads[0] > 0 and reads[2] > 0
+    assert reads[1] == reads[3] == reads[4] == 0
+    pages = [data[next(iter(data))]["courses"]["nodes"] for _, data in seen]
+    assert [len(page) for page in pages] == [2, 2, 3, 3, 2]
+    assert all("title" in one for one in pages[4]) and not any("title" in one for one in pages[3])
+    assert pages[0] == pages[1] == pages[4]
+
+
+def test_a_document_keeps_the_selections_of_its_last_sets_of_variables_only() -> None:
+    prepared = Prepared(parse("query($n: Int) { workspaces(first: $n) { nodes { name } } }"), set(), {})
+    first = prepared.selections_of(None, {"n": 0})
+    assert prepared.selections_of(None, {"n": 0}) is first
+    for n in range(1, SHARED_SELECTIONS):
+        prepared.selections_of(None, {"n": n})
+    assert prepared.selections_of(None, {"n": 0}) is first  # used again: the most recent now
+    prepared.selections_of(None, {"n": SHARED_SELECTIONS})  # the least recently used, n=1, goes
+    assert len(prepared.selections) == SHARED_SELECTIONS
+    assert (None, b'{"n":1}') not in prepared.selections
+    assert prepared.selections_of(None, {"n": 0}) is first
