@@ -129,6 +129,9 @@ class Estimate:
 
 SHARED_SELECTIONS = 16
 """Sets of variable values whose selections a kept document keeps, all its operations together."""
+SHARED_VARIABLES_BYTES = 1024
+"""The largest variables (as JSON) whose selections are kept: larger ones (a list of many ids) would make the kept
+documents hold what requests sent, and their selections are read per request as before."""
 
 
 @dataclass
@@ -150,10 +153,12 @@ class Prepared:
         """The memo of the operation's selections (``Scope.selections``), shared by its requests that send the same
         variables: the fields read depend on them (their arguments, ``@include``/``@skip``). The last
         ``SHARED_SELECTIONS`` sets of variables of the document are kept; variables that are not JSON (they come
-        as JSON) get a memo of their own."""
+        as JSON) or longer than ``SHARED_VARIABLES_BYTES`` get a memo of their own."""
         try:
             given = orjson.dumps(variables or {}, option=orjson.OPT_SORT_KEYS)
         except TypeError:
+            return {}
+        if len(given) > SHARED_VARIABLES_BYTES:
             return {}
         key = (operation_name, given)
         found = self.selections.pop(key, None)

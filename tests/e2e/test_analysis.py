@@ -11,7 +11,7 @@ from graphql import parse
 from graphql.execution.values import get_argument_values
 
 from gateway.execution import selection
-from gateway.execution.cost import SHARED_SELECTIONS, Estimate, Planner, Prepared
+from gateway.execution.cost import SHARED_SELECTIONS, SHARED_VARIABLES_BYTES, Estimate, Planner, Prepared
 from tests.support.contract import student_id
 from tests.support.gateway import Gateway
 
@@ -121,3 +121,6 @@ def test_a_document_keeps_the_selections_of_its_last_sets_of_variables_only() ->
     assert len(prepared.selections) == SHARED_SELECTIONS
     assert (None, b'{"n":1}') not in prepared.selections
     assert prepared.selections_of(None, {"n": 0}) is first
+    large = {"n": 1, "cursor": "x" * SHARED_VARIABLES_BYTES}  # a request's own: the document does not keep it
+    assert prepared.selections_of(None, large) is not prepared.selections_of(None, large)
+    assert all(len(given) <= SHARED_VARIABLES_BYTES for _, given in prepared.selections)
