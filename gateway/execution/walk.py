@@ -267,19 +267,19 @@ class Walk:
             self._with_item(entity, self._model.key(entity, ids), selected, path, round_, set(), alive)
             return
         key = self._item_key(entity, ids)
+        done, item = self._source.cached(key)
+        if not self._related(entity, selected):
+            # It starts nothing, now or once read (a page's hundred targets, most often): it is only read.
+            if not done and key not in round_.on_read:
+                round_.reads[key] = (entity, dict(ids), path)
+                round_.on_read[key] = []
+            return
 
         def mine() -> bool:
             return alive() and self._present(entity, key)
 
-        done, item = self._source.cached(key)
         if done:
             self._with_item(entity, item, selected, path, round_, set(), mine)
-            return
-        if not self._related(entity, selected):
-            # It starts nothing, now or once read (a page's hundred targets, most often): it is only read.
-            if key not in round_.on_read:
-                round_.reads[key] = (entity, dict(ids), path)
-                round_.on_read[key] = []
             return
         started: set[str] = set()
         if key not in round_.on_read and not self._combined(entity, ids, selected, path, round_, started, mine):

@@ -110,9 +110,6 @@ class _Field:
 
     def read(self, source: Any) -> Any:
         """The field's value on ``source``, for a leaf completed here: no resolve info is needed."""
-        attribute = self.attribute
-        if attribute is not None:
-            return getattr(source, attribute)
         plain = self.plain
         return plain(source) if plain is not None else self.resolve(source, None)
 
@@ -209,6 +206,8 @@ def _compile(
     if is_non_null_type(definition.type):
         null = f"Cannot return null for non-nullable field {parent_type}.{node.name.value}."
     attribute = _attribute(definition, resolve)
+    if attribute is not None:
+        plain = operator.attrgetter(attribute)
     text = leaf is not None and leaf.name in _TEXT and leaf.coerce_output_value is _TEXT[leaf.name]
     nodes = [one.node for one in field_details_list]
     call = _plain_call(definition, resolve) if leaf is None else None
@@ -216,10 +215,7 @@ def _compile(
     target = get_nullable_type(item) if item is not None else nullable
     object_ = None
     if leaf is None and not definition.args and isinstance(target, GraphQLObjectType) and _tells_without_info(target):
-        if attribute is not None:
-            plain = operator.attrgetter(attribute)
-        else:
-            plain = _root_call(definition, resolve) or _held_call(definition, resolve)
+        plain = plain or _root_call(definition, resolve) or _held_call(definition, resolve)
         object_ = target if plain is not None else None
     return _Field(definition, nodes, resolve, arguments, leaf, null, attribute, text, call, object_, item, plain)
 
