@@ -38,6 +38,14 @@ if TYPE_CHECKING:
 
 __all__ = ["ACCOUNTING_HEADER", "EXPLAIN_HEADER", "app_from_env", "create_app"]
 
+YOUNG_COLLECTION = 10_000
+"""The garbage collector's first threshold while serving, where CPython's is 700: a collection of the youngest
+objects starts once that many more have been made than freed. A request frees what it made when it is answered
+(it holds no reference cycle), but a page of a hundred items has more than 700 objects alive at once, so at 700
+collections ran two or three times per such request, each walking objects about to be freed (measured: 3% of the
+CPU of a 100-edge page). Cyclic garbage, which the requests do not make, waits a little longer for its collection.
+"""
+
 
 def create_app(
     settings: Settings,
@@ -80,10 +88,13 @@ def create_app(
             # Frozen, it is left out of the full collections that the objects of requests in flight trigger, which
             # would otherwise walk all of it every few requests (measured: a sixth of the CPU of reading 100 edges).
             gc.freeze()
+            thresholds = gc.get_threshold()
+            gc.set_threshold(max(YOUNG_COLLECTION, thresholds[0]), *thresholds[1:])
             try:
                 with closing_on_exit(feed, live):
                     yield
             finally:
+                gc.set_threshold(*thresholds)
                 gc.unfreeze()
                 if exporting and tracer_provider is not None:
                     tracer_provider.shutdown()  # sends the spans still in the batch

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import gc
+import time
+import weakref
 from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -12,7 +14,8 @@ import strawberry
 import strawberry.schema.schema as strawberry_schema
 
 from gateway.dynamo.store import Store
-from gateway.server.app import EXPLAIN_HEADER
+from gateway.execution.reader import Reader
+from gateway.server.app import EXPLAIN_HEADER, YOUNG_COLLECTION
 from gateway.surface.extensions import Accounting, ErrorPolicy, GatewaySchema, Limits
 from tests.support.contract import student_id
 from tests.support.gateway import Gateway
@@ -109,6 +112,47 @@ def test_a_document_valid_under_one_schema_is_not_taken_for_valid_under_another(
 
 def test_objects_built_at_start_up_are_left_out_of_garbage_collection_while_serving(fresh: Gateway) -> None:
     assert gc.get_freeze_count() > 0
+
+
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "interpreted"])
+def test_what_a_request_read_is_freed_once_it_is_answered_without_a_collection(
+    gateway_factory: Callable[..., Gateway], contract_table: str, monkeypatch: pytest.MonkeyPatch, compiled: bool
+) -> None:
+    """graphql-core's executor holds its own bound methods, a cycle through the context to the request's reader and
+    all it read; the executor lets go of them with the response, so all of it is freed without the collector. (A
+    request that errs is left to the collector: an exception's traceback holds the frames it passed through.)"""
+    readers: list[weakref.ref[Reader]] = []
+    made = Reader.__init__
+
+    def spy(self: Reader, *args: Any, **kwargs: Any) -> None:
+        made(self, *args, **kwargs)
+        readers.append(weakref.ref(self))
+
+    monkeypatch.setattr(Reader, "__init__", spy)
+    with gateway_factory(contract_table, compiled_execution=compiled) as gateway:
+        gc.collect()
+        gc.disable()
+        try:
+            # A document's first request takes strawberry's path, the next one the kept document's.
+            answers = [gateway.query(WORKSPACE), gateway.query(WORKSPACE)]
+            deadline = time.monotonic() + 5
+            while any(reader() is not None for reader in readers) and time.monotonic() < deadline:
+                time.sleep(0.01)  # the server's thread ends the request just after the client has the answer
+            alive = sum(reader() is not None for reader in readers)
+        finally:
+            gc.enable()
+    assert answers[0]["data"]["workspace"]["projects"]["nodes"] and answers[1] == answers[0]
+    assert len(readers) == 2
+    assert alive == 0
+
+
+def test_the_young_objects_collection_waits_for_more_objects_while_serving(
+    gateway_factory: Callable[..., Gateway], contract_table: str
+) -> None:
+    before = gc.get_threshold()
+    with gateway_factory(contract_table):
+        assert gc.get_threshold() == (max(YOUNG_COLLECTION, before[0]), *before[1:])
+    assert gc.get_threshold() == before
 
 
 def test_dynamodb_requests_carry_the_gateways_fixed_user_agent(fresh: Gateway) -> None:
