@@ -645,6 +645,8 @@ class Model:
     _by_name: dict[str, Entity] = field(init=False, repr=False, compare=False)
     _shared: frozenset[Entity] = field(init=False, repr=False, compare=False)
     _recognition: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    _unread: tuple[object, ...] = field(init=False, repr=False, compare=False)
+    """``_ABSENT`` once per name of ``_recognition``: the default of each of them, read in one ``map``."""
     _recognised: Callable[[tuple[Any, ...]], tuple[Entity, dict[str, str]] | None] = field(
         init=False, repr=False, compare=False
     )
@@ -671,6 +673,7 @@ class Model:
         recognition = [name for index in self.indexes for name in (index.pk, index.sk)]
         recognition += [entity.discriminator[0] for entity in self.entities if entity.discriminator is not None]
         object.__setattr__(self, "_recognition", tuple(dict.fromkeys(recognition)))
+        object.__setattr__(self, "_unread", (_ABSENT,) * len(self._recognition))
         object.__setattr__(self, "_recognised", lru_cache(maxsize=RECOGNISED)(self._recognise_read))
 
     def index(self, name: str | None) -> Index:
@@ -813,7 +816,7 @@ class Model:
         """
         if not partial:
             try:
-                found = self._recognised(tuple(item.get(name, _ABSENT) for name in self._recognition))
+                found = self._recognised(tuple(map(item.get, self._recognition, self._unread)))
             except TypeError:  # an attribute that cannot be a key (a list, a map): recognised without keeping it
                 found = None
             if found is not None:

@@ -48,6 +48,7 @@ class _Connection(asyncio.Protocol):
         self._parser = httptools.HttpResponseParser(self)
         self._transport: asyncio.Transport | None = None
         self._waiter: asyncio.Future[Answer] | None = None
+        self._timer: asyncio.TimerHandle | None = None
         self._headers: dict[str, str] = {}
         self._body: list[bytes] = []
         self.open = False
@@ -84,25 +85,40 @@ class _Connection(asyncio.Protocol):
 
     def on_message_complete(self) -> None:
         self.reusable = self._parser.should_keep_alive()
+        self._stop_timer()
         waiter, self._waiter = self._waiter, None
         if waiter is not None and not waiter.done():
             waiter.set_result(Answer(self._parser.get_status_code(), self._headers, b"".join(self._body)))
 
     # use
 
-    def send(self, request: bytes) -> asyncio.Future[Answer]:
+    def send(self, request: bytes, timeout: float) -> asyncio.Future[Answer]:
+        """The answer to ``request``; ``ReadTimeout`` (and the connection closed) when it is not complete within
+        ``timeout`` seconds. A timer on the loop rather than ``asyncio.timeout``, which costs a context manager and a
+        rescheduled timer per request."""
         assert self._transport is not None
         self.reusable = False
-        self._waiter = self._loop.create_future()
+        self._waiter = waiter = self._loop.create_future()
+        self._timer = self._loop.call_later(timeout, self._timed_out, timeout)
         self._transport.write(request)
-        return self._waiter
+        return waiter
 
     def close(self) -> None:
         self.open = False
         if self._transport is not None:
             self._transport.close()
 
+    def _timed_out(self, timeout: float) -> None:
+        self._timer = None
+        self._fail(ReadTimeout(f"no answer within {timeout} s"))
+
+    def _stop_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
     def _fail(self, error: Exception) -> None:
+        self._stop_timer()
         waiter, self._waiter = self._waiter, None
         if waiter is not None and not waiter.done():
             waiter.set_exception(error)
@@ -138,11 +154,7 @@ class Pool:
                 raise Unreachable(f"no connection to {self._host}:{self._port}: the gateway is shutting down")
             self._busy.add(connection)
             try:
-                async with asyncio.timeout(self._read_timeout):
-                    answer = await connection.send(request)
-            except TimeoutError:
-                connection.close()
-                raise ReadTimeout(f"no answer within {self._read_timeout} s") from None
+                answer = await connection.send(request, self._read_timeout)
             except BaseException:
                 connection.close()
                 raise

@@ -41,8 +41,11 @@ _Read = tuple[Item, _Recognised]
 """An item as read, with what it was recognised as."""
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class Member:
+    """A page's member: its ids, its item and its position for a cursor. Not frozen: a page of a hundred makes a
+    hundred, and a frozen dataclass's ``__init__`` costs three times as much (one ``object.__setattr__`` a field)."""
+
     ids: dict[str, str]
     item: Item
     _codec: CursorCodec
