@@ -466,10 +466,10 @@ class CompiledExecutor(StrawberryGraphQLCoreExecutionContext):
 
         graphql-core's executor holds two of its bound methods in ``async_helpers``: a reference cycle, through the
         context, to all a request read (its reader, items, pages and objects), which only a garbage collection could
-        free. Measured in process: about 800 objects per request of a 100-edge page, and 8–10% of the CPU of the
-        largest operations spent collecting them. The response is the end of the execution: the resolve infos already made keep their own
-        reference to the helpers, and no other is made. Each event of a subscription has an executor of its own
-        (``EventExecutors``), which lets go of them the same way."""
+        free. Measured in process: about 800 objects per request of a 100-edge page, and 8 to 10% of the CPU of the
+        largest operations spent collecting them. The response is the end of the execution: the resolve infos
+        already made keep their own reference to the helpers, and no other is made. Each event of a subscription
+        has an executor of its own (``EventExecutors``), which lets go of them the same way."""
         response = super().build_response(data)
         self.let_go_of_helpers()
         return response
