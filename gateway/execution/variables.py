@@ -89,7 +89,15 @@ def _as_is(type_: GraphQLInputType, value: Any) -> Any:
     if isinstance(type_, GraphQLList):
         if type(value) is not list:
             return Undefined  # a single value stands for a list of one: graphql-core wraps it
-        items = [_as_is(type_.of_type, item) for item in value]
+        item_type = type_.of_type
+        if isinstance(item_type, GraphQLNonNull) and isinstance(item_type.of_type, GraphQLScalarType):
+            # A list of values none of which may be null, of a scalar (a list of ids, most often): each item is
+            # checked by the scalar's test alone, in one pass.
+            accepts = _AS_IS.get(item_type.of_type)
+            if accepts is None:
+                return Undefined
+            return list(value) if all(map(accepts, value)) else Undefined
+        items = [_as_is(item_type, item) for item in value]
         return Undefined if any(item is Undefined for item in items) else items
     accepts = _AS_IS.get(type_) if isinstance(type_, GraphQLScalarType) else None
     return value if accepts is not None and accepts(value) else Undefined

@@ -236,7 +236,14 @@ def _walk(data: Any, *, check_text: bool) -> tuple[str | None, bool]:
                 inner = name if where == "the body" and name in PARAMETERS else where
                 stack.append((member, inner, depth + 1))
         elif isinstance(value, list):
-            stack.extend((member, where, depth + 1) for member in value)
+            if check_text:
+                stack.extend((member, where, depth + 1) for member in value)
+            elif value and depth >= MAX_NESTING:
+                return None, True  # its members are one level too deep
+            else:
+                # No text to check: only the lists and objects among the members are walked (a list of a hundred
+                # ids is passed over in one loop, not a hundred turns of this one).
+                stack.extend((member, where, depth + 1) for member in value if isinstance(member, dict | list))
     return None, False
 
 
