@@ -90,8 +90,8 @@ class _Field:
     null: str
     """The message when a non-null leaf field resolves to null (empty for a nullable field)."""
     attribute: str | None
-    """The attribute strawberry's resolver would read (``getattr`` with no resolver of its own): read directly,
-    for any field (a leaf, a page's ``edges``, its ``pageInfo``)."""
+    """The attribute strawberry's resolver would read (``getattr`` with no resolver of its own): read directly, by
+    ``plain``, for any field (a leaf, a page's ``edges``, its ``pageInfo``)."""
     text: bool
     """A ``String`` or ``ID`` leaf: a ``str`` completes to itself, as graphql-core's coercion returns it."""
     call: _Resolve | None
@@ -694,7 +694,8 @@ class CompiledExecutor(StrawberryGraphQLCoreExecutionContext):
                     # The same for every object this request reaches the field on: its variables are the request's.
                     self._arguments[id(field)] = arguments
         if field.attribute is not None and self._direct:
-            result = getattr(source, field.attribute)
+            assert field.plain is not None  # the attribute's getter
+            result = field.plain(source)
         elif field.call is not None and self._direct:
             result = field.call(source, info)
         else:
