@@ -1,7 +1,7 @@
 """The documentation site's hooks (mkdocs.yml): what mkdocs cannot say by configuration alone.
 
 - The navigation lists the pages in reading order, leaving out any that is not (yet) in docs/.
-- The home page is the README, its links made relative to docs/.
+- The home page is the README, its links made relative to docs/; the changelog page is CHANGELOG.md.
 - The settings reference in cli.md is generated from ``Settings`` (``gateway.config.describe``), so it is complete.
 """
 
@@ -32,6 +32,7 @@ NAV: list[tuple[str, str | list[tuple[str, str]]]] = [
     ("Benchmarks", "benchmarks.md"),
     ("Architecture", "architecture.md"),
     ("Command line and settings", "cli.md"),
+    ("Changelog", "changelog.md"),
     (
         "Designs",
         [
@@ -44,8 +45,11 @@ NAV: list[tuple[str, str | list[tuple[str, str]]]] = [
 ]
 
 
+_GENERATED = ("index.md", "changelog.md")
+
+
 def _present(docs: Path, page: str) -> bool:
-    return page == "index.md" or (docs / page).is_file()
+    return page in _GENERATED or (docs / page).is_file()
 
 
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
@@ -64,12 +68,13 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
 
 
 def home_page(readme: str) -> str:
-    """The README as the site's home page: its links into docs/ made relative to docs/."""
-    return re.sub(r"\]\(docs/", "](", readme)
+    """The README as the site's home page: its links into docs/ made relative to docs/, the changelog's to its page."""
+    return re.sub(r"\]\(docs/", "](", readme).replace("](CHANGELOG.md", "](changelog.md")
 
 
 def on_files(files: Files, config: MkDocsConfig) -> Files:
     files.append(File.generated(config, "index.md", content=home_page((ROOT / "README.md").read_text())))
+    files.append(File.generated(config, "changelog.md", content=home_page((ROOT / "CHANGELOG.md").read_text())))
     return files
 
 
