@@ -24,7 +24,17 @@ from gateway.surface.inputs import (
     set_changes,
     token_of,
 )
-from gateway.surface.toolkit import Fields, Info, article, new_class, resolve_info, signature, upper_first, verbs_of
+from gateway.surface.toolkit import (
+    Fields,
+    Info,
+    article,
+    named,
+    new_class,
+    resolve_info,
+    signature,
+    upper_first,
+    verbs_of,
+)
 from gateway.surface.types import (
     CASCADE,
     EXPECTED_VERSION,
@@ -54,7 +64,7 @@ def mutation_type(builder: Builder) -> Any:
         description = f"The {entity.name}, or why the mutation changed nothing."
         result: Any = Annotated[
             functools.reduce(operator.or_, (cls, *MUTATION_ERRORS)),
-            strawberry.union(f"{entity.name}Result", description=description),
+            strawberry.union(named(f"{entity.name}Result"), description=description),
         ]
         verbs = verbs_of(entity)
         create, update, delete = verbs["create"], verbs["update"], verbs["delete"]

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import inspect
+import itertools
 import keyword
 from collections.abc import Callable, Sequence
+from contextvars import ContextVar
 from typing import Annotated, Any, TypeVar
 
 import strawberry
@@ -75,8 +77,24 @@ class Fields:
         return cls
 
 
+_made = itertools.count()
+NAMED: ContextVar[list[str] | None] = ContextVar("named", default=None)
+"""While a schema is built, every GraphQL type name it makes, in order: a name made twice is two types that would
+be one (an entity called ``CourseResult`` beside ``Course``'s mutation results)."""
+
+
+def named(name: str) -> str:
+    """``name``, recorded as a type the schema being built makes."""
+    made = NAMED.get()
+    if made is not None:
+        made.append(name)
+    return name
+
+
 def new_class(name: str, *bases: type) -> Any:
-    return type(name, bases, {"__module__": "gateway.surface.graph"})
+    """A class for a GraphQL type named ``name``. Its qualified name is its own (``Query.3``): strawberry takes two
+    classes of one module and qualified name for one type, so two alike named would silently be one."""
+    return type(named(name), bases, {"__module__": "gateway.surface.graph", "__qualname__": f"{name}.{next(_made)}"})
 
 
 ARGUMENTS_FROM_THE_OPERATION = "_tablegraph_arguments_from_the_operation"
