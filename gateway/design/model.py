@@ -1063,6 +1063,7 @@ def _validate(model: Model) -> frozenset[Entity]:
             if index_name not in names:
                 raise ValueError(f"{entity.name}: unknown index {index_name!r}")
             _validate_shards(entity, shape)
+        _validate_key_attributes(model, entity)
     shared: set[Entity] = set()
     stored = [entity for entity in model.entities if not entity.partition]  # no item of a partition is mistaken
     for i, a in enumerate(stored):
@@ -1146,6 +1147,23 @@ def _validate(model: Model) -> frozenset[Entity]:
             _validate_root(collection, collection.root, taken)
             taken[collection.root] = f"{collection.name}'s root connection"
     return frozenset(shared)
+
+
+def _validate_key_attributes(model: Model, entity: Entity) -> None:
+    """A declared attribute that is also an index's key attribute is that key itself (``{LastPaymentDate}``, or the
+    id it copies): a key written from any other template would store a second value in the same attribute."""
+    indexes = {index.name: index for index in model.indexes}  # validated before the model keeps them
+    for name, shapes in ((name, entity.shapes(name)) for name in entity.keys if name is not None):
+        index = indexes[name]
+        for shape in shapes:
+            for attribute, template in ((index.pk, shape.pk), (index.sk, shape.sk)):
+                spec = entity.declared.get(attribute)
+                if spec is not None and template.pattern not in (f"{{{attribute}}}", f"{{{spec.from_id}}}"):
+                    raise ValueError(
+                        f"{entity.name}: {attribute!r} is a declared attribute and the key attribute of {name!r},"
+                        f" written from {template.pattern!r}: one attribute cannot hold both; drop {attribute!r}"
+                        f" from the attributes, or write the key as '{{{attribute}}}'"
+                    )
 
 
 def _validate_type_name(entity: Entity) -> None:
