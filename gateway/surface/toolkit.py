@@ -50,7 +50,11 @@ class Fields:
     def add(self, name: str, annotation: Any, field: Any) -> None:
         # The GraphQL name is also the Python attribute and keyword argument that carries the value.
         if not name.isidentifier() or keyword.iskeyword(name) or name.startswith("_"):
-            raise ValueError(f"{self.owner}.{name}: not usable as a GraphQL field name")
+            raise ValueError(
+                f"{self.owner}.{name}: the stored name {name!r} is not served as a field yet (a GraphQL name that is"
+                " no Python keyword and starts with no _): leave it undeclared (attributes not declared are kept"
+                " and ignored), or declare the map that holds it as JSON"
+            )
         if graphql_name(name) in self.taken:
             raise ValueError(f"{self.owner}.{graphql_name(name)}: two fields of the same name")
         self.taken.add(graphql_name(name))
