@@ -35,6 +35,18 @@ JSON: any value (an open map, a list, ...) served as the ``JSON`` scalar."""
 _ENUM_VALUE = re.compile(r"[_A-Za-z][_0-9A-Za-z]*")
 _PLACEHOLDER_NAME = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)")
 
+SURFACE_TYPE_NAMES = frozenset(
+    {
+        *("Query", "Mutation", "Subscription", "Node", "PageInfo", "SortOrder", "Date", "JSON"),
+        *("MutationError", "NotFoundError", "ConflictError", "ConflictReason", "ValidationFailedError"),
+        *("Deleted", "DeletedItems", "DeleteResult", "NodeChange", "ChangeKind", "Unread"),
+        *("ID", "String", "Int", "Float", "Boolean"),
+    }
+)
+"""The GraphQL type names the surface itself defines for every declaration, and GraphQL's own scalars: an entity
+of one of these names would take the place of that type (or lose its own) in the schema."""
+_TYPE_NAME = re.compile(r"[A-Za-z][_0-9A-Za-z]*")
+
 INT_RANGE = range(-(2**31), 2**31)
 """The whole numbers GraphQL's Int holds (32 bits)."""
 MAX_TEXT = 1000
@@ -1043,12 +1055,15 @@ def _validate(model: Model) -> frozenset[Entity]:
     if len(set(entity_names)) != len(entity_names):
         raise ValueError("entity names must be unique")
     for entity in model.entities:
+        _validate_type_name(entity)
+    for entity in model.entities:
         if None not in entity.keys:
             raise ValueError(f"{entity.name}: every entity has a table key")
         for index_name, shape in entity.keys.items():
             if index_name not in names:
                 raise ValueError(f"{entity.name}: unknown index {index_name!r}")
             _validate_shards(entity, shape)
+        _validate_key_attributes(model, entity)
     shared: set[Entity] = set()
     stored = [entity for entity in model.entities if not entity.partition]  # no item of a partition is mistaken
     for i, a in enumerate(stored):
@@ -1132,6 +1147,40 @@ def _validate(model: Model) -> frozenset[Entity]:
             _validate_root(collection, collection.root, taken)
             taken[collection.root] = f"{collection.name}'s root connection"
     return frozenset(shared)
+
+
+def _validate_key_attributes(model: Model, entity: Entity) -> None:
+    """A declared attribute that is also an index's key attribute is that key itself (``{LastPaymentDate}``, or the
+    id it copies): a key written from any other template would store a second value in the same attribute."""
+    indexes = {index.name: index for index in model.indexes}  # validated before the model keeps them
+    for name, shapes in ((name, entity.shapes(name)) for name in entity.keys if name is not None):
+        index = indexes[name]
+        for shape in shapes:
+            for attribute, template in ((index.pk, shape.pk), (index.sk, shape.sk)):
+                spec = entity.declared.get(attribute)
+                if spec is not None and template.pattern not in (f"{{{attribute}}}", f"{{{spec.from_id}}}"):
+                    raise ValueError(
+                        f"{entity.name}: {attribute!r} is a declared attribute and the key attribute of {name!r},"
+                        f" written from {template.pattern!r}: one attribute cannot hold both; drop {attribute!r}"
+                        f" from the attributes, or write the key as '{{{attribute}}}'"
+                    )
+
+
+def _validate_type_name(entity: Entity) -> None:
+    """An entity's name is its GraphQL type's: a GraphQL name, and none the surface defines itself."""
+    if entity.internal:
+        return
+    if not _TYPE_NAME.fullmatch(entity.name):
+        raise ValueError(
+            f"{entity.name}: an entity's name is its GraphQL type's, so it is a letter then letters, digits or _;"
+            " rename the entity (the stored items do not hold its name)"
+        )
+    if entity.name in SURFACE_TYPE_NAMES:
+        raise ValueError(
+            f"{entity.name}: the GraphQL schema already has a type named {entity.name!r} of its own; rename the"
+            f" entity (e.g. Account{entity.name}: the stored items do not hold its name, a discriminator's value"
+            " stays as it is)"
+        )
 
 
 def _validate_root(collection: Collection, name: str, taken: Mapping[str, str]) -> None:

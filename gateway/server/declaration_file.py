@@ -30,6 +30,7 @@ from gateway.design.model import (
     Shape,
 )
 from gateway.design.tenancy import Tenancy
+from gateway.surface.graph import build
 
 SUFFIXES = (".yaml", ".yml", ".json")
 SCHEMA_PATH = Path(__file__).with_name("declaration.schema.json")
@@ -138,7 +139,11 @@ def parse(text: str, name: str = "<declaration>") -> Declaration:
     lines: dict[KeyPath, int] = {}
     _index_lines(node, (), lines)
     data = yaml.SafeLoader("").construct_document(node)
-    return _Builder(name, lines).declaration(data)
+    builder = _Builder(name, lines)
+    declaration = builder.declaration(data)
+    # Names the model accepts can still clash as GraphQL types: found here, at the file's line, not at serve.
+    builder.built(builder.named, lambda: build(declaration))
+    return declaration
 
 
 def _index_lines(node: yaml.Node, path: KeyPath, out: dict[KeyPath, int]) -> None:

@@ -41,6 +41,7 @@ from gateway.surface.toolkit import (
     Info,
     article,
     list_or_null,
+    named,
     new_class,
     reads_arguments_from_the_operation,
     resolve_info,
@@ -120,7 +121,7 @@ class Builder:
             return SCALARS[spec.type]
         key = (entity.name, name)
         if key not in self.enums:
-            type_name = entity.name + upper_first(graphql_name(name))
+            type_name = named(entity.name + upper_first(graphql_name(name)))
             members = [
                 (value, strawberry.enum_value(value, description=text or f"Stored as {value!r}."))
                 for value, text in spec.choices.items()
@@ -412,7 +413,7 @@ class Builder:
         names = ", ".join(entity.name for entity in collection.members)
         node: Any = Annotated[
             functools.reduce(operator.or_, kinds),
-            strawberry.union(collection.union_name, description=f"One of {collection.name}: {names}."),
+            strawberry.union(named(collection.union_name), description=f"One of {collection.name}: {names}."),
         ]
         edge = new_class(prefix + "Edge")
         edge_fields = Fields(edge.__name__)

@@ -17,7 +17,7 @@ from gateway.surface.extensions import Accounting, ErrorPolicy, GatewaySchema, L
 from gateway.surface.mutations import mutation_type
 from gateway.surface.roots import query_type
 from gateway.surface.subscriptions import subscription_type
-from gateway.surface.toolkit import graphql_schema
+from gateway.surface.toolkit import NAMED, graphql_schema
 from gateway.surface.types import DATE_SCALAR, Date
 
 
@@ -63,6 +63,16 @@ def fragment_matcher(schema: strawberry.Schema) -> str:
 
 def _schema(builder: Builder) -> GatewaySchema:
     """Every class is created first and decorated once all exist, so types may refer to each other in cycles."""
+    made = list(builder.types)  # made with the builder, before this build began
+    token = NAMED.set(made)
+    try:
+        schema = _made(builder)
+    finally:
+        NAMED.reset(token)
+    return schema
+
+
+def _made(builder: Builder) -> GatewaySchema:
     for entity in builder.entities:
         builder.object_type(entity)
     query = query_type(builder)
@@ -71,12 +81,32 @@ def _schema(builder: Builder) -> GatewaySchema:
         strawberry.type(cls, description=description)
     for entity in builder.entities:
         builder.makers[entity.name] = builder.maker(entity)
+    subscription = subscription_type(builder)
+    _refuse_twice_named(NAMED.get() or [], builder)
     return GatewaySchema(
         query=query,
         mutation=mutation,
-        subscription=subscription_type(builder),
+        subscription=subscription,
         types=list(builder.types.values()),
         extensions=[ErrorPolicy, Limits, Accounting],
         config=StrawberryConfig(scalar_map={Date: DATE_SCALAR}),
         execution_context_class=CompiledExecutor,
     )
+
+
+def _refuse_twice_named(made: list[str], builder: Builder) -> None:
+    """ValueError for a GraphQL type name two of the schema's types would have, naming the entity to rename."""
+    seen: set[str] = set()
+    for name in made:
+        if name in seen:
+            entity = builder.model.entity(name)
+            what = (
+                f"the entity {name!r} and a type derived from another part of the declaration"
+                if entity
+                else ("two types derived from the declaration")
+            )
+            raise ValueError(
+                f"{name}: {what} would both be the GraphQL type {name!r}; rename the entity (the stored items do not"
+                " hold its name)"
+            )
+        seen.add(name)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 import functools
+import json
 import operator
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
@@ -24,7 +26,17 @@ from gateway.surface.inputs import (
     set_changes,
     token_of,
 )
-from gateway.surface.toolkit import Fields, Info, article, new_class, resolve_info, signature, upper_first, verbs_of
+from gateway.surface.toolkit import (
+    Fields,
+    Info,
+    article,
+    named,
+    new_class,
+    resolve_info,
+    signature,
+    upper_first,
+    verbs_of,
+)
 from gateway.surface.types import (
     CASCADE,
     EXPECTED_VERSION,
@@ -54,7 +66,7 @@ def mutation_type(builder: Builder) -> Any:
         description = f"The {entity.name}, or why the mutation changed nothing."
         result: Any = Annotated[
             functools.reduce(operator.or_, (cls, *MUTATION_ERRORS)),
-            strawberry.union(f"{entity.name}Result", description=description),
+            strawberry.union(named(f"{entity.name}Result"), description=description),
         ]
         verbs = verbs_of(entity)
         create, update, delete = verbs["create"], verbs["update"], verbs["delete"]
@@ -95,10 +107,18 @@ def _create(builder: Builder, entity: Entity, verb: str) -> Callable[..., Any]:
             fields.plain(name, strawberry.ID | None, f"Part of the new {entity.name}'s key.", default=None)
         else:
             fields.plain(name, strawberry.ID, f"Part of the new {entity.name}'s key.")
+    # A list or map default is no GraphQL input default (a JSON one cannot be printed in the SDL, nor is it a
+    # Python field default): a create that leaves it out stores a fresh copy.
+    stored_defaults = {
+        name: spec.default for name, spec in input_attributes(entity) if isinstance(spec.default, list | dict)
+    }
     for name, spec in input_attributes(entity):
         python = builder.type_of(entity, name, spec, input_=True)
         default = spec.default if spec.enum is None or spec.default is None else python(spec.default)
-        if spec.required and default is None:
+        if name in stored_defaults:
+            text = f"{describe(entity, name, spec)} Left out or null: {json.dumps(spec.default)}."
+            fields.plain(name, python | None, text, default=None)
+        elif spec.required and default is None:
             fields.plain(name, python, describe(entity, name, spec))
         elif spec.required:  # never null, and left out it takes its default
             fields.plain(name, python, describe(entity, name, spec), default=default)
@@ -118,6 +138,9 @@ def _create(builder: Builder, entity: Entity, verb: str) -> Callable[..., Any]:
         )
         ids.update(building.minted(entity))
         attributes = {**inputs(entity, data), **on_create(entity, ids)}
+        for name, value in stored_defaults.items():
+            if attributes.get(name) is None:
+                attributes[name] = copy.deepcopy(value)
         token = token_of(info, client_token, data)
         return await _written(
             builder, info, entity, await _writer(builder, info).create(entity, ids, attributes, token)

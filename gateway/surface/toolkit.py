@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import inspect
+import itertools
 import keyword
 from collections.abc import Callable, Sequence
+from contextvars import ContextVar
 from typing import Annotated, Any, TypeVar
 
 import strawberry
@@ -48,7 +50,11 @@ class Fields:
     def add(self, name: str, annotation: Any, field: Any) -> None:
         # The GraphQL name is also the Python attribute and keyword argument that carries the value.
         if not name.isidentifier() or keyword.iskeyword(name) or name.startswith("_"):
-            raise ValueError(f"{self.owner}.{name}: not usable as a GraphQL field name")
+            raise ValueError(
+                f"{self.owner}.{name}: the stored name {name!r} is not served as a field yet (a GraphQL name that is"
+                " no Python keyword and starts with no _): leave it undeclared (attributes not declared are kept"
+                " and ignored), or declare the map that holds it as JSON"
+            )
         if graphql_name(name) in self.taken:
             raise ValueError(f"{self.owner}.{graphql_name(name)}: two fields of the same name")
         self.taken.add(graphql_name(name))
@@ -75,8 +81,24 @@ class Fields:
         return cls
 
 
+_made = itertools.count()
+NAMED: ContextVar[list[str] | None] = ContextVar("named", default=None)
+"""While a schema is built, every GraphQL type name it makes, in order: a name made twice is two types that would
+be one (an entity called ``CourseResult`` beside ``Course``'s mutation results)."""
+
+
+def named(name: str) -> str:
+    """``name``, recorded as a type the schema being built makes."""
+    made = NAMED.get()
+    if made is not None:
+        made.append(name)
+    return name
+
+
 def new_class(name: str, *bases: type) -> Any:
-    return type(name, bases, {"__module__": "gateway.surface.graph"})
+    """A class for a GraphQL type named ``name``. Its qualified name is its own (``Query.3``): strawberry takes two
+    classes of one module and qualified name for one type, so two alike named would silently be one."""
+    return type(named(name), bases, {"__module__": "gateway.surface.graph", "__qualname__": f"{name}.{next(_made)}"})
 
 
 ARGUMENTS_FROM_THE_OPERATION = "_tablegraph_arguments_from_the_operation"

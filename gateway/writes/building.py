@@ -136,24 +136,26 @@ def update(
     # Ids an index's keys hold are written in those keys alone, never as attributes of their own.
     moved = {name: value for name, value in changes.items() if name in entity.movable_ids}
     changes = {name: value for name, value in changes.items() if name not in members and name not in moved}
-    sets = [f"{expr.name(name)} = {expr.value(value)}" for name, value in changes.items() if value is not None]
-    sets.append(f"{expr.name(VERSION)} = {expr.value(expected_version + 1)}")
-    sets.append(f"{expr.name(WRITE_ID)} = {expr.value(write_id)}")
-    removes = [expr.name(name) for name, value in changes.items() if value is None]
+    # By attribute: an attribute that is itself an index's key (``{LastPaymentDate}`` in GSI-2's sort key) is set
+    # once, as DynamoDB refuses an update naming one path twice.
+    sets: dict[str, Any] = {name: value for name, value in changes.items() if value is not None}
+    removes = dict.fromkeys(name for name, value in changes.items() if value is None)
     table = model.index(None)
     for name, keys in rekeyed(model, entity, ids, {**changes, **moved}).items():
         if keys is None:
             # Out of the index without its partition key; its sort key stays when the item holds it for its own
             # sake (the table's own sort key, an attribute such as a log's Date).
             index = model.index(name)
-            removes.append(expr.name(index.pk))
+            removes[index.pk] = None
             if index.sk not in (table.pk, table.sk) and index.sk not in entity.declared:
-                removes.append(expr.name(index.sk))
+                removes[index.sk] = None
         else:
             # A key attribute of the table is never set (DynamoDB refuses it): an index may share it, unchanged.
-            keys = {key: value for key, value in keys.items() if key not in (table.pk, table.sk)}
-            sets += [f"{expr.name(key)} = {expr.value(value)}" for key, value in keys.items()]
-    expression = "SET " + ", ".join(sets) + (" REMOVE " + ", ".join(removes) if removes else "")
+            sets.update((key, value) for key, value in keys.items() if key not in (table.pk, table.sk))
+    sets.update({VERSION: expected_version + 1, WRITE_ID: write_id})
+    expression = "SET " + ", ".join(f"{expr.name(name)} = {expr.value(value)}" for name, value in sets.items())
+    removed = [expr.name(name) for name in removes if name not in sets]
+    expression += " REMOVE " + ", ".join(removed) if removed else ""
     expression += _set_members(expr, members)
     conditions = [f"attribute_exists({expr.name(model.index(None).pk)})", *_index_keys_are(model, entity, ids, expr)]
     conditions += _room_for(expr, entity, members)
