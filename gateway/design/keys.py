@@ -51,8 +51,10 @@ class KeyTemplate:
     (``WS#{workspaceId}#{taskId%8}`` spreads a workspace's tasks over eight partitions). The shard is no id of its
     own: it is computed from ``taskId`` whenever a key is formatted, and dropped when one is parsed. A segment
     ``{ticketId:07}`` is a whole number written zero-padded (``TICKET#0000007``) and read back without the padding
-    (``7``). ``separator``: the character this template's ids may not hold besides ``#`` (``ORDER|{orderId}``
-    with ``"|"``). See :mod:`gateway.design.segments` for what a template may look like.
+    (``7``). A segment ``{country:lower}`` (or ``:upper``) is text written folded to that case: ``US`` and ``us``
+    are one key, and the key reads back ``us``. ``separator``: the character this template's ids may not hold
+    besides ``#`` (``ORDER|{orderId}`` with ``"|"``). See :mod:`gateway.design.segments` for what a template may
+    look like.
     """
 
     pattern: str
@@ -116,6 +118,11 @@ class KeyTemplate:
     def numbers(self) -> frozenset[str]:
         """The fields written as zero-padded numbers (``{ticketId:07}``)."""
         return frozenset(part.name for part in self._padded)
+
+    @property
+    def cases(self) -> dict[str, segments.Case]:
+        """The fields written lower- or upper-cased (``{country:lower}``), and how."""
+        return {part.name: part.case for part in self._layout.segments if part.case is not None}
 
     @property
     def dates(self) -> frozenset[str]:

@@ -76,7 +76,7 @@ def test_the_published_schema_accepts_what_the_loader_accepts() -> None:
 def test_an_unknown_key_is_named_with_its_line() -> None:
     broken = SMALL.replace("      tags: SS\n", "      tags: SS\n    colour: blue\n")
     assert _error(broken) == (
-        "shop.yaml:17: entities.Customer.colour: unknown key; expected one of attributes, description,"
+        "shop.yaml:17: entities.Customer.colour: unknown key; expected one of attributes, constants, description,"
         " discriminator, internal, keys, mint, minted, partition, variants, verbs"
     )
     with pytest.raises(jsonschema.ValidationError):
