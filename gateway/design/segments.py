@@ -138,7 +138,8 @@ def layout(pattern: str, separator: str, stops: str) -> Layout:
     if any(_ANY_BRACE.search(literal) for literal in literals):
         raise ValueError(
             f"{where}: a field is {{name}}, {{name:07}} (zero-padded number), {{name:date}} (YYYY-MM-DD),"
-            " {{name:lower}} or {{name:upper}} (text lower- or upper-cased) or {{name%8}} (shard)"
+            " {name:lower} or {name:upper} (text lower- or upper-cased; numbers and dates have no case) or"
+            " {name%8} (shard)"
         )
     segments: list[Segment] = []
     for name, width, shards in zip(pieces[1::4], pieces[2::4], pieces[3::4], strict=True):
