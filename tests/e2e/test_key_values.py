@@ -39,11 +39,12 @@ EMPLOYEE = Entity(
         "storeId": Attribute("S", from_id="storeId"),
         "employeeId": Attribute("S", from_id="employeeId"),
         "name": "S",
+        "role": Attribute("S", enum=("store-manager", "clerk")),
         "createdAt": Attribute("S", on_create="now"),
     },
     constants={"__edb_e__": "employee", **IDENTITY},
 )
-EMPLOYEES = Collection("Store.employees", STORE, EMPLOYEE)
+EMPLOYEES = Collection("Store.employees", STORE, EMPLOYEE, filters=("role",))
 SHOP = Declaration(Model("shop", (TABLE,), (STORE, EMPLOYEE), (EMPLOYEES,)))
 
 CREATED = Decimal(1767225600000)  # 2026-01-01T00:00:00Z in epoch milliseconds, as ElectroDB's Date.now()
@@ -65,6 +66,7 @@ ITEMS: list[dict[str, Any]] = [
         "storeId": "Portland HQ",
         "employeeId": "Ann Lee",
         "name": "Ann",
+        "role": "store-manager",
         "createdAt": "2026-01-01T00:00:00.000Z",
         "__edb_e__": "employee",
         "__edb_v__": "1",
@@ -202,3 +204,13 @@ def test_enum_values_that_are_no_graphql_names_are_named_and_described_by_their_
         "in_progress": "Stored as 'in-progress'.",
         "TWO_FACTOR": "Stored as '2fa'.",
     }
+
+
+def test_a_filter_on_an_enum_value_that_is_no_graphql_name_compares_the_stored_text(shop: Gateway) -> None:
+    mutate(shop, "createEmployee", {"storeId": "Portland HQ", "employeeId": "Cy", "name": "Cy", "role": "clerk"})
+    data, _ = answered(
+        shop,
+        '{ store(storeId: "Portland HQ") { employees(first: 5, where: {role: {eq: store_manager}}) {'
+        " nodes { employeeId role } } } }",
+    )
+    assert data["store"]["employees"]["nodes"] == [{"employeeId": "Ann Lee", "role": "store_manager"}]

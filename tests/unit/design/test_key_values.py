@@ -12,6 +12,7 @@ import pytest
 from gateway.design.keys import KeyTemplate
 from gateway.design.model import Attribute, Collection, Entity, Index, KeyShape, Link, Model, enum_name
 from gateway.errors import BadUserInput
+from gateway.live.fanout import collection_topic
 from gateway.writes.building import stamp, stamps
 
 TABLE = Index(None, "pk", "sk")
@@ -222,3 +223,11 @@ def test_creates_keep_both_times_and_updates_the_updated_one() -> None:
 def test_a_time_that_cannot_be_kept_is_refused(make: Callable[[], Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         make()
+
+
+def test_a_collection_topic_is_the_same_however_a_folded_parent_id_is_typed() -> None:
+    store = _store()
+    topics = {collection_topic("Store.staff", store, {"storeId": one}) for one in ("Portland HQ", "portland hq")}
+    assert topics == {("collection", "Store.staff", "portland hq")}
+    plain = Entity("Region", {None: KeyShape.of("REGION#{regionId}", "REGION")})
+    assert collection_topic("Region.stores", plain, {"regionId": "EU"}) == ("collection", "Region.stores", "EU")
