@@ -71,6 +71,7 @@ class KeyTemplate:
     _format: str = field(init=False, repr=False, compare=False)
     _layout: segments.Layout = field(init=False, repr=False, compare=False)
     _padded: tuple[segments.Segment, ...] = field(init=False, repr=False, compare=False)
+    _folded: tuple[tuple[str, segments.Case], ...] = field(init=False, repr=False, compare=False)
     _stops: str = field(init=False, repr=False, compare=False)
     _verbatim: bool = field(init=False, repr=False, compare=False)
     """Whether a key is ``_format`` filled with the ids as they are: no padding, no date, the usual separator."""
@@ -96,6 +97,7 @@ class KeyTemplate:
         object.__setattr__(self, "_layout", layout)
         object.__setattr__(self, "_stops", stops)
         object.__setattr__(self, "_padded", tuple(part for part in parts if part.width is not None))
+        object.__setattr__(self, "_folded", tuple(self.cases.items()))
         # The pattern for str.format (literal braces doubled): keys are formatted for every item a request reads.
         template = "".join(
             literal.replace("{", "{{").replace("}", "}}") + ("{" + name + "}" if i < len(placeholders) else "")
@@ -179,11 +181,15 @@ class KeyTemplate:
         return "".join(out)
 
     def parse(self, value: str) -> dict[str, str] | None:
-        """The ids in ``value``, or None when it does not have this template's shape."""
+        """The ids in ``value``, or None when it does not have this template's shape (a folded field holding text of
+        another case is not what the template writes)."""
         match = self._regex.fullmatch(value)
         if match is None:
             return None
         ids = match.groupdict()
+        for name, case in self._folded:
+            if segments.fold(ids[name], case) != ids[name]:
+                return None
         if self.sharded_by is not None:
             del ids[_SHARD_NAME]
         for part in self._padded:

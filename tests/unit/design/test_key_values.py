@@ -38,6 +38,8 @@ def test_a_folded_segment_writes_the_id_in_its_case_and_reads_back_the_folded_va
     assert lower.format({"storeId": "Portland HQ"}) == "$shop#storeid_portland hq"
     assert lower.prefix({"storeId": "PORTland"}) == "$shop#storeid_portland"
     assert lower.parse("$shop#storeid_portland hq") == {"storeId": "portland hq"}
+    # A key holding capitals where the template folds them is not one the template writes: its id would read another.
+    assert lower.parse("$shop#storeid_Portland HQ") is None
     upper = KeyTemplate("COUNTRY#{country:upper}#{city}")
     assert upper.format({"country": "us", "city": "Boise"}) == "COUNTRY#US#Boise"
     assert upper.cases == {"country": "upper"}
