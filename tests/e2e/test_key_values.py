@@ -19,12 +19,17 @@ from tests.support.gateway import Gateway, answered, fill
 from tests.support.mutations import mutate
 
 TABLE = Index(None, "pk", "sk")
+GSI1 = Index("gsi1", "gsi1pk", "gsi1sk")
 IDENTITY = {"__edb_v__": "1"}
 STORE = Entity(
     "Store",
-    {None: KeyShape.of("$shop#storeid_{storeId:lower}", "$store_1")},
+    {
+        None: KeyShape.of("$shop#storeid_{storeId:lower}", "$store_1"),
+        "gsi1": KeyShape.of("$shop#country_{country:lower}", "$store_1#storeid_{storeId:lower}"),
+    },
     {
         "storeId": Attribute("S", from_id="storeId"),
+        "country": Attribute("S", from_id="country"),
         "name": Attribute("S", required=True),
         "status": Attribute("S", enum=("open", "on hold", "in-progress", "2fa"), enum_names={"2fa": "TWO_FACTOR"}),
         "createdAt": Attribute("N", on_create="now", clock="milliseconds"),
@@ -45,14 +50,19 @@ EMPLOYEE = Entity(
     constants={"__edb_e__": "employee", **IDENTITY},
 )
 EMPLOYEES = Collection("Store.employees", STORE, EMPLOYEE, filters=("role",))
-SHOP = Declaration(Model("shop", (TABLE,), (STORE, EMPLOYEE), (EMPLOYEES,)))
+COUNTRY = Entity("Country", {None: KeyShape.of("$shop#country_{country:lower}", "$country")}, partition=True)
+STORES = Collection("Country.stores", COUNTRY, STORE, "gsi1", root="storesIn")
+SHOP = Declaration(Model("shop", (TABLE, GSI1), (STORE, EMPLOYEE, COUNTRY), (EMPLOYEES, STORES)))
 
 CREATED = Decimal(1767225600000)  # 2026-01-01T00:00:00Z in epoch milliseconds, as ElectroDB's Date.now()
 ITEMS: list[dict[str, Any]] = [
     {
         "pk": "$shop#storeid_portland hq",
         "sk": "$store_1",
+        "gsi1pk": "$shop#country_us",
+        "gsi1sk": "$store_1#storeid_portland hq",
         "storeId": "Portland HQ",
+        "country": "US",
         "name": "Portland",
         "status": "in-progress",
         "createdAt": CREATED,
@@ -129,7 +139,7 @@ def test_a_create_writes_the_item_electrodb_writes(shop: Gateway, dynamodb: Any)
     result, _ = mutate(
         shop,
         "createStore",
-        {"storeId": "Seattle Pier", "name": "Seattle", "status": "TWO_FACTOR"},
+        {"storeId": "Seattle Pier", "country": "US", "name": "Seattle", "status": "TWO_FACTOR"},
         "... on Store { storeId status createdAt }",
     )
     after = time.time() * 1000
@@ -139,7 +149,10 @@ def test_a_create_writes_the_item_electrodb_writes(shop: Gateway, dynamodb: Any)
     assert {name: value for name, value in item.items() if name not in KEPT} == {
         "pk": "$shop#storeid_seattle pier",
         "sk": "$store_1",
+        "gsi1pk": "$shop#country_us",
+        "gsi1sk": "$store_1#storeid_seattle pier",
         "storeId": "Seattle Pier",
+        "country": "US",
         "name": "Seattle",
         "status": "2fa",
         "createdAt": stamp,
@@ -179,7 +192,7 @@ def test_a_member_created_under_a_lower_cased_parent_writes_iso_time_and_both_co
 
 
 def test_an_update_moves_updated_at_and_keeps_created_at(shop: Gateway, dynamodb: Any) -> None:
-    mutate(shop, "createStore", {"storeId": "Boise Mall", "name": "Boise"})
+    mutate(shop, "createStore", {"storeId": "Boise Mall", "country": "us", "name": "Boise"})
     created = _stored(dynamodb, shop, "$shop#storeid_boise mall", "$store_1")
     time.sleep(0.01)
     result, _ = mutate(
@@ -214,3 +227,11 @@ def test_a_filter_on_an_enum_value_that_is_no_graphql_name_compares_the_stored_t
         " nodes { employeeId role } } } }",
     )
     assert data["store"]["employees"]["nodes"] == [{"employeeId": "Ann Lee", "role": "store_manager"}]
+
+
+def test_an_index_partition_written_lower_cased_is_listed_from_the_argument_as_typed(shop: Gateway) -> None:
+    data, cost = answered(shop, '{ storesIn(country: "US", first: 10) { nodes { storeId country } } }')
+    nodes = data["storesIn"]["nodes"]
+    assert {"storeId": "Portland HQ", "country": "US"} in nodes
+    assert all(node["country"] in ("US", "us") for node in nodes)
+    assert cost == (1, 1)
