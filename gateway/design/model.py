@@ -1501,7 +1501,7 @@ def _validate_indexed_attributes(entity: Entity, index: str | None, shape: KeySh
             raise ValueError(f"{where_}: a key holds text, so it is one of {_KEY_ATTRIBUTE_TYPES}, not {spec.type}")
         if not spec.writable:
             raise ValueError(f"{where_}: the gateway keeps it (writable=False) without moving the item in {index!r}")
-        if not shape.sparse and not spec.required and spec.on_create is None:
+        if not shape.sparse and not spec.required and spec.on_create is None and spec.on_update is None:
             raise ValueError(
                 f"{where_}: every item is in {index!r}, so every item needs it: declare it required=True, or the"
                 " index's keys sparse=True"

@@ -13,6 +13,7 @@ from gateway.design.keys import KeyTemplate
 from gateway.design.model import Attribute, Collection, Entity, Index, KeyShape, Link, Model, enum_name
 from gateway.errors import BadUserInput
 from gateway.live.fanout import collection_topic
+from gateway.writes import building
 from gateway.writes.building import stamp, stamps
 
 TABLE = Index(None, "pk", "sk")
@@ -233,3 +234,17 @@ def test_a_collection_topic_is_the_same_however_a_folded_parent_id_is_typed() ->
     assert topics == {("collection", "Store.staff", "portland hq")}
     plain = Entity("Region", {None: KeyShape.of("REGION#{regionId}", "REGION")})
     assert collection_topic("Region.stores", plain, {"regionId": "EU"}) == ("collection", "Region.stores", "EU")
+
+
+def test_a_time_kept_on_update_may_order_an_index_and_an_update_moves_the_item_there() -> None:
+    entity = Entity(
+        "Doc",
+        {None: KeyShape.of("DOC#{docId}", "DOC"), "gsi1": KeyShape.of("DOCS", "MD#{_md}")},
+        {"_md": Attribute("S", on_update="now")},
+    )
+    model = Model("t", (TABLE, GSI), (entity,))
+    created = model.item(entity, {"docId": "d"}, stamps(entity, creating=True, now=AT))
+    assert created["gsi1sk"] == "MD#2026-03-15T14:25:01.123Z"
+    later = stamps(entity, creating=False, now=AT.replace(year=2027))
+    op = building.update(model, entity, {"docId": "d"}, later, 1, write_id="w")
+    assert "MD#2027-03-15T14:25:01.123Z" in op.values.values()
