@@ -315,7 +315,8 @@ class Entity:
             self.attributes or set(self.keys) != {None} or self.identity or self.mint or self.variants
         ):
             raise ValueError(
-                f"{self.name}: a partition entity has no item, so no attributes, discriminator, minted id, variants"
+                f"{self.name}: a partition entity has no item, so no attributes, discriminator, constants, minted id,"
+                " variants"
                 " or index keys: only its table key"
             )
         if self.discriminator is not None and self.discriminator[0] in self.attributes:
@@ -1427,8 +1428,12 @@ def _validate_folded(model: Model) -> None:
     passed to a key that writes it as given: the key formatted from ``us`` would not be the stored ``US`` one, and
     the read would find nothing."""
     for entity in model.entities:
-        both = [name for name, case in entity.folded_ids.items() if case == "lower" and _folds_up(entity, name)]
-        if both and both[0] in entity.served_folded:
+        both = [
+            name
+            for name in sorted(entity.served_folded)
+            if entity.folded_ids[name] == "lower" and _folds_up(entity, name)
+        ]
+        if both:
             raise ValueError(
                 f"{entity.name}.{both[0]}: its keys write it lower-cased in one place and upper-cased in another,"
                 f" so neither serves it: keep its case in a stored copy ({both[0]}: Attribute('S',"
