@@ -31,7 +31,9 @@ STORE = Entity(
         "storeId": Attribute("S", from_id="storeId"),
         "country": Attribute("S", from_id="country"),
         "name": Attribute("S", required=True),
-        "status": Attribute("S", enum=("open", "on hold", "in-progress", "2fa"), enum_names={"2fa": "TWO_FACTOR"}),
+        "status": Attribute(
+            "S", enum=("open", "on hold", "in-progress", "2fa"), enum_names={"2fa": "TWO_FACTOR"}, default="in-progress"
+        ),
         "createdAt": Attribute("N", on_create="now", clock="milliseconds"),
         "updatedAt": Attribute("N", on_update="now", clock="milliseconds"),
     },
@@ -194,6 +196,7 @@ def test_a_member_created_under_a_lower_cased_parent_writes_iso_time_and_both_co
 def test_an_update_moves_updated_at_and_keeps_created_at(shop: Gateway, dynamodb: Any) -> None:
     mutate(shop, "createStore", {"storeId": "Boise Mall", "country": "us", "name": "Boise"})
     created = _stored(dynamodb, shop, "$shop#storeid_boise mall", "$store_1")
+    assert created["status"] == "in-progress"  # the default, as stored
     time.sleep(0.01)
     result, _ = mutate(
         shop,
