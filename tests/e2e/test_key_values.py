@@ -238,3 +238,9 @@ def test_an_index_partition_written_lower_cased_is_listed_from_the_argument_as_t
     assert {"storeId": "Portland HQ", "country": "US"} in nodes
     assert all(node["country"] in ("US", "us") for node in nodes)
     assert cost == (1, 1)
+
+
+def test_one_store_asked_for_in_two_cases_is_read_once_and_answered_twice(shop: Gateway) -> None:
+    data, cost = answered(shop, '{ stores(storeIds: ["Portland HQ", "portland hq", "Nowhere"]) { storeId } }')
+    assert data["stores"] == [{"storeId": "Portland HQ"}, {"storeId": "Portland HQ"}, None]
+    assert cost == (1, 1)
