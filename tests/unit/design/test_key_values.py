@@ -9,8 +9,10 @@ from typing import Any
 
 import pytest
 
+from gateway.design.declaration import Declaration
 from gateway.design.keys import KeyTemplate
 from gateway.design.model import Attribute, Collection, Entity, Index, KeyShape, Link, Model, enum_name
+from gateway.design.tenancy import Tenancy
 from gateway.errors import BadUserInput
 from gateway.live.fanout import collection_topic
 from gateway.writes import building
@@ -248,3 +250,9 @@ def test_a_time_kept_on_update_may_order_an_index_and_an_update_moves_the_item_t
     later = stamps(entity, creating=False, now=AT.replace(year=2027))
     op = building.update(model, entity, {"docId": "d"}, later, 1, write_id="w")
     assert "MD#2027-03-15T14:25:01.123Z" in op.values.values()
+
+
+def test_a_tenant_id_that_a_key_folds_is_refused() -> None:
+    store = _store()
+    with pytest.raises(ValueError, match=r"tenants whose ids differ only in case would share its items"):
+        Declaration(Model("t", (TABLE,), (store,)), Tenancy({"storeId": "stores"}))
