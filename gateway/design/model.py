@@ -99,8 +99,6 @@ class Attribute:
     writable: bool = True
     from_id: str | None = None
     on_create: Literal["today", "now"] | None = None
-    on_update: Literal["now"] | None = None
-    clock: Clock | None = None
     minimum: int | None = None
     maximum: int | None = None
     max_length: int = MAX_TEXT
@@ -109,6 +107,9 @@ class Attribute:
     element: AttributeType | None = None
     max_items: int = MAX_ITEMS
     text: bool = False
+    # Last, so that an Attribute built by position keeps its meaning.
+    on_update: Literal["now"] | None = None
+    clock: Clock | None = None
     enum_names: Mapping[str, str] | None = None
 
     def __post_init__(self) -> None:
