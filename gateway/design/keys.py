@@ -51,8 +51,10 @@ class KeyTemplate:
     (``WS#{workspaceId}#{taskId%8}`` spreads a workspace's tasks over eight partitions). The shard is no id of its
     own: it is computed from ``taskId`` whenever a key is formatted, and dropped when one is parsed. A segment
     ``{ticketId:07}`` is a whole number written zero-padded (``TICKET#0000007``) and read back without the padding
-    (``7``). ``separator``: the character this template's ids may not hold besides ``#`` (``ORDER|{orderId}``
-    with ``"|"``). See :mod:`gateway.design.segments` for what a template may look like.
+    (``7``). A segment ``{country:lower}`` (or ``:upper``) is text written folded to that case: ``US`` and ``us``
+    are one key, and the key reads back ``us``. ``separator``: the character this template's ids may not hold
+    besides ``#`` (``ORDER|{orderId}`` with ``"|"``). See :mod:`gateway.design.segments` for what a template may
+    look like.
     """
 
     pattern: str
@@ -69,6 +71,7 @@ class KeyTemplate:
     _format: str = field(init=False, repr=False, compare=False)
     _layout: segments.Layout = field(init=False, repr=False, compare=False)
     _padded: tuple[segments.Segment, ...] = field(init=False, repr=False, compare=False)
+    _folded: tuple[tuple[str, segments.Case], ...] = field(init=False, repr=False, compare=False)
     _stops: str = field(init=False, repr=False, compare=False)
     _verbatim: bool = field(init=False, repr=False, compare=False)
     """Whether a key is ``_format`` filled with the ids as they are: no padding, no date, the usual separator."""
@@ -94,6 +97,7 @@ class KeyTemplate:
         object.__setattr__(self, "_layout", layout)
         object.__setattr__(self, "_stops", stops)
         object.__setattr__(self, "_padded", tuple(part for part in parts if part.width is not None))
+        object.__setattr__(self, "_folded", tuple(self.cases.items()))
         # The pattern for str.format (literal braces doubled): keys are formatted for every item a request reads.
         template = "".join(
             literal.replace("{", "{{").replace("}", "}}") + ("{" + name + "}" if i < len(placeholders) else "")
@@ -116,6 +120,11 @@ class KeyTemplate:
     def numbers(self) -> frozenset[str]:
         """The fields written as zero-padded numbers (``{ticketId:07}``)."""
         return frozenset(part.name for part in self._padded)
+
+    @property
+    def cases(self) -> dict[str, segments.Case]:
+        """The fields written lower- or upper-cased (``{country:lower}``), and how."""
+        return {part.name: part.case for part in self._layout.segments if part.case is not None}
 
     @property
     def dates(self) -> frozenset[str]:
@@ -172,11 +181,15 @@ class KeyTemplate:
         return "".join(out)
 
     def parse(self, value: str) -> dict[str, str] | None:
-        """The ids in ``value``, or None when it does not have this template's shape."""
+        """The ids in ``value``, or None when it does not have this template's shape (a folded field holding text of
+        another case is not what the template writes)."""
         match = self._regex.fullmatch(value)
         if match is None:
             return None
         ids = match.groupdict()
+        for name, case in self._folded:
+            if segments.fold(ids[name], case) != ids[name]:
+                return None
         if self.sharded_by is not None:
             del ids[_SHARD_NAME]
         for part in self._padded:

@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from gateway.design import values
 from gateway.design.keys import Ids, KeyTemplate, head, validate_id
+from gateway.design.segments import Case, fold
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +34,23 @@ served as lists, BS: a binary set served as a list of base64 strings (as DynamoD
 JSON: any value (an open map, a list, ...) served as the ``JSON`` scalar."""
 
 _ENUM_VALUE = re.compile(r"[_A-Za-z][_0-9A-Za-z]*")
+_NOT_IN_NAMES = re.compile(r"[^_0-9A-Za-z]+")
+_RESERVED = ("true", "false", "null")
+
+Clock = Literal["iso", "seconds", "milliseconds"]
+"""How a time the gateway keeps is written: ISO-8601 text in UTC to the millisecond (``2026-03-15T14:25:01.123Z``),
+or whole seconds or milliseconds since the epoch."""
+
+
+def enum_name(value: str) -> str:
+    """The GraphQL name a stored enum value is served as: itself when it is one, else its runs of other characters
+    as ``_`` (``in-progress``: ``in_progress``), after a ``_`` when it starts with a digit (``2fa``: ``_2fa``)."""
+    if _ENUM_VALUE.fullmatch(value) and value not in _RESERVED:
+        return value
+    name = _NOT_IN_NAMES.sub("_", value)
+    return f"_{name}" if name[:1].isdigit() else name
+
+
 _PLACEHOLDER_NAME = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)")
 
 SURFACE_TYPE_NAMES = frozenset(
@@ -62,13 +80,19 @@ class Attribute:
     """A plain attribute of an entity and its GraphQL surface: one field of the object type, one of its inputs.
 
     ``required``: a create must give it and an update may not remove it. ``default``: what a create stores when
-    the input leaves it out. ``from_id``: a stored copy of an id field, written by creates and never an input.
-    ``on_create`` ``"today"``: the UTC date of the create. ``writable`` False: kept by the gateway (counters).
+    the input leaves it out. ``from_id``: a stored copy of an id field, written by creates and never an input; where
+    a key writes that id folded (``{storeId:lower}``), the copy keeps its case and the id is served from it.
+    ``on_create`` ``"today"``: the UTC date of the create; ``"now"``: the time of the create, and ``on_update``
+    ``"now"``: the time of the create and of every update (an S as ISO-8601 ``2026-03-15T14:25:01.123Z``, an N or
+    INT as the epoch ``clock`` says: ``"seconds"`` or ``"milliseconds"``). ``writable`` False: kept by the gateway
+    (counters).
     ``minimum``/``maximum`` bound an INT; ``max_length`` bounds a text. ``text``: an N or INT stored as a string
     (``"Price": "100"``), served as a number and written back as text. ``enum``: the closed set of values an S
     attribute holds (a tuple, or a mapping of each value to its description), served as a GraphQL enum named after
     the entity and the attribute (``ProjectStatus``) whose values are the stored strings themselves, so clients
-    send and receive what is stored; inputs outside the set are refused.
+    send and receive what is stored; inputs outside the set are refused. A stored value that is no GraphQL name
+    (``in-progress``, ``on hold``, ``2fa``) has one made for it (``in_progress``, ``on_hold``, ``_2fa``), or the one
+    ``enum_names`` gives (``{"2fa": "TWO_FACTOR"}``): inputs store the stored value, answers serve the name.
 
     Complex attributes: an M with a ``shape`` is a typed map, served as an object type of that shape; an L is a list
     of maps of ``shape``, or of scalars of type ``element``, of at most ``max_items`` elements. Both are served from
@@ -86,7 +110,7 @@ class Attribute:
     default: Any = None
     writable: bool = True
     from_id: str | None = None
-    on_create: Literal["today"] | None = None
+    on_create: Literal["today", "now"] | None = None
     minimum: int | None = None
     maximum: int | None = None
     max_length: int = MAX_TEXT
@@ -95,6 +119,10 @@ class Attribute:
     element: AttributeType | None = None
     max_items: int = MAX_ITEMS
     text: bool = False
+    # Last, so that an Attribute built by position keeps its meaning.
+    on_update: Literal["now"] | None = None
+    clock: Clock | None = None
+    enum_names: Mapping[str, str] | None = None
 
     def __post_init__(self) -> None:
         if self.text and self.type not in ("N", "INT"):
@@ -105,18 +133,42 @@ class Attribute:
             raise ValueError(f"element is the scalar type of an L's elements, not of {self.type}")
         if self.type == "L" and self.shape is not None and self.element is not None:
             raise ValueError("a list holds maps of a shape or scalars of an element type, not both")
+        _validate_stamp(self)
         if self.enum is None:
+            if self.enum_names is not None:
+                raise ValueError("enum_names names the values of an enum; declare enum= or drop enum_names=")
             return
         if self.type != "S":
             raise ValueError(f"an enum is stored as S, not {self.type}")
         values = tuple(self.enum)
-        if not values or len(set(values)) != len(values):
-            raise ValueError(f"an enum has distinct values: {values!r}")
-        for value in values:
-            if not _ENUM_VALUE.fullmatch(value) or value in ("true", "false", "null"):
-                raise ValueError(f"{value!r} cannot be a GraphQL enum value")
+        if not values or len(set(values)) != len(values) or not all(values):
+            raise ValueError(f"an enum has distinct, non-empty values: {values!r}")
         if self.default is not None and self.default not in values:
             raise ValueError(f"the default {self.default!r} is not one of {values!r}")
+        self.enum_members  # noqa: B018  # refuses names GraphQL cannot take, when the attribute is declared
+
+    @cached_property
+    def enum_members(self) -> dict[str, str]:
+        """Each value of the enum as stored, and its GraphQL name: the value itself where it is a GraphQL name."""
+        given = dict(self.enum_names or {})
+        unknown = sorted(set(given) - set(self.choices))
+        if unknown:
+            raise ValueError(f"enum_names names {unknown[0]!r}, which is not a value of the enum {tuple(self.choices)}")
+        out = {value: given.get(value) or enum_name(value) for value in self.choices}
+        for value, name in out.items():
+            if not _ENUM_VALUE.fullmatch(name) or name in _RESERVED:
+                raise ValueError(
+                    f"{name!r} cannot be a GraphQL enum value: name {value!r} with enum_names={{{value!r}: 'NAME'}}"
+                )
+        seen: dict[str, str] = {}
+        for value, name in out.items():
+            other = seen.setdefault(name, value)
+            if other != value:
+                raise ValueError(
+                    f"{other!r} and {value!r} are both served as {name!r}: name one with"
+                    f" enum_names={{{value!r}: 'NAME'}}"
+                )
+        return out
 
     @cached_property
     def choices(self) -> dict[str, str | None]:
@@ -129,7 +181,7 @@ class Attribute:
 
     @property
     def is_input(self) -> bool:
-        return self.writable and self.from_id is None and self.on_create is None
+        return self.writable and self.from_id is None and self.on_create is None and self.on_update is None
 
     @cached_property
     def each(self) -> Attribute | None:
@@ -241,6 +293,10 @@ class Entity:
     ``discriminator`` (``("EntityType", "customer")``): the attribute every item of the entity holds, and its
     value. An item is the entity only when its keys have the entity's shape and it holds that value; creates write
     it. Entities whose key shapes could be mistaken for each other must each declare one, on the same attribute.
+    ``constants`` (``{"__edb_e__": "store", "__edb_v__": "1"}``) are more such attributes, none of them a GraphQL
+    field: an item is the entity only when it holds every one of them (and the discriminator), and creates write
+    them all. Two entities whose keys could be mistaken for each other are told apart by a constant attribute both
+    hold with different values.
 
     A field of a secondary index's sort key that is a declared attribute (``o#{orderDate}``) is no id: it is an
     ordinary typed attribute (S, DATE or INT) that creates take and updates change, and an update that changes it
@@ -265,13 +321,15 @@ class Entity:
     holding its lines, shipments and invoice). It is never read nor written: its object exists whenever its ids are
     given, and holds them alone. Its table key's partition key names the partition; its sort key is any text no
     item has."""
+    constants: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.partition and (
-            self.attributes or set(self.keys) != {None} or self.discriminator or self.mint or self.variants
+            self.attributes or set(self.keys) != {None} or self.identity or self.mint or self.variants
         ):
             raise ValueError(
-                f"{self.name}: a partition entity has no item, so no attributes, discriminator, minted id, variants"
+                f"{self.name}: a partition entity has no item, so no attributes, discriminator, constants, minted id,"
+                " variants"
                 " or index keys: only its table key"
             )
         if self.discriminator is not None and self.discriminator[0] in self.attributes:
@@ -279,6 +337,7 @@ class Entity:
                 f"{self.name}: the discriminator {self.discriminator[0]!r} is a constant the gateway writes,"
                 " not a declared attribute"
             )
+        _validate_constants(self)
         declared = {
             name: spec if isinstance(spec, Attribute) else Attribute(spec) for name, spec in self.attributes.items()
         }
@@ -307,6 +366,45 @@ class Entity:
     @property
     def declared(self) -> Mapping[str, Attribute]:
         return self.attributes  # type: ignore[return-value]
+
+    @cached_property
+    def identity(self) -> dict[str, str]:
+        """The constant attributes every item of the entity holds: its discriminator and its ``constants``."""
+        told = dict([self.discriminator]) if self.discriminator is not None else {}
+        return {**told, **self.constants}
+
+    @cached_property
+    def folded_ids(self) -> dict[str, Case]:
+        """The ids some key of the entity writes folded (``{storeId:lower}``), and to which case; an id folded
+        both ways is listed lower."""
+        out: dict[str, Case] = {}
+        for shape in self._all_shapes:
+            for template in (shape.pk, shape.sk):
+                for name, case in template.cases.items():
+                    if out.get(name) != "lower":
+                        out[name] = case
+        return out
+
+    @cached_property
+    def stored_ids(self) -> dict[str, str]:
+        """Each id folded in a key that a stored copy holds as given (``Attribute("S", from_id="storeId")``), and
+        that copy's attribute: where recognition reads the id's own case back."""
+        copies = {spec.from_id: name for name, spec in self.declared.items() if spec.from_id is not None}
+        return {name: copies[name] for name in self.folded_ids if name in copies}
+
+    @cached_property
+    def served_folded(self) -> frozenset[str]:
+        """The ids served as their keys hold them, folded: every key the item always has writes them folded, and
+        no stored copy keeps their case."""
+        kept = {
+            name
+            for index, shape in self.keys.items()
+            if not shape.sparse and index not in self.variants
+            for template in (shape.pk, shape.sk)
+            for name in template.fields
+            if name not in template.cases
+        }
+        return frozenset(self.folded_ids) - kept - set(self.stored_ids)
 
     @property
     def primary(self) -> KeyShape:
@@ -681,9 +779,11 @@ class Model:
         object.__setattr__(self, "_candidates", tuple(candidates))
         object.__setattr__(self, "_by_heads", by_heads)
         object.__setattr__(self, "_by_name", {entity.name: entity for entity in self.entities})
-        # What recognising an item reads of it: every index's keys and every discriminator.
+        # What recognising an item reads of it: every index's keys, every constant, and the stored copies that keep
+        # the case of ids the keys fold.
         recognition = [name for index in self.indexes for name in (index.pk, index.sk)]
-        recognition += [entity.discriminator[0] for entity in self.entities if entity.discriminator is not None]
+        recognition += [name for entity in self.entities for name in entity.identity]
+        recognition += [name for entity in self.entities for name in entity.stored_ids.values()]
         object.__setattr__(self, "_recognition", tuple(dict.fromkeys(recognition)))
         object.__setattr__(self, "_unread", (_ABSENT,) * len(self._recognition))
         object.__setattr__(self, "_recognised", lru_cache(maxsize=RECOGNISED)(self._recognise_read))
@@ -734,7 +834,7 @@ class Model:
 
     def key_attributes(self, entity: Entity, ids: Ids) -> dict[str, str]:
         """Every attribute that identifies an item of ``entity``: its keys in the table and in each index, and its
-        discriminator."""
+        constants."""
         out: dict[str, str] = {}
         for name in entity.keys:
             shape = self.shape_in(entity, name, ids)
@@ -747,8 +847,7 @@ class Model:
             index = self.index(name)
             out[index.pk] = shape.pk.format(ids)
             out[index.sk] = shape.sk.format(ids)
-        if entity.discriminator is not None:
-            out[entity.discriminator[0]] = entity.discriminator[1]
+        out.update(entity.identity)
         return out
 
     @cached_property
@@ -855,15 +954,15 @@ class Model:
             ids = _parse_shape(entity.primary, pk, sk)
             if ids is None:
                 continue
-            if entity.discriminator is not None:
-                attribute, value = entity.discriminator
-                if item.get(attribute) != value and not (partial and attribute not in item):
-                    continue
-            ids = _secondary_ids(item, ids, secondary, partial)
+            if entity.identity and not _holds(item, entity.identity, partial):
+                continue
+            ids = _secondary_ids(item, ids, secondary, partial, entity.folded_ids)
             if ids is None:
                 if entity in self._shared:
                     continue
                 return None
+            if entity.stored_ids:
+                _restore_case(item, ids, entity)
             if entity not in self._shared:
                 # Only entities that share a key shape can both match: the first match of any other is the one.
                 return entity, ids
@@ -993,14 +1092,29 @@ def _candidates_for(candidates: Sequence[_Candidate], pk_head: str, sk_head: str
     )
 
 
+def _holds(item: Mapping[str, Any], identity: Mapping[str, str], partial: bool) -> bool:
+    """Whether the item holds every constant of an entity (``partial``: every one it carries)."""
+    return all(item.get(name) == value or (partial and name not in item) for name, value in identity.items())
+
+
+def _restore_case(item: Mapping[str, Any], ids: dict[str, str], entity: Entity) -> None:
+    """Ids that keys fold, in the case their stored copies keep (``Portland HQ`` for ``portland hq``), where the
+    copy folds to the key's value."""
+    for name, attribute in entity.stored_ids.items():
+        stored, case = item.get(attribute), entity.folded_ids[name]
+        if isinstance(stored, str) and name in ids and fold(stored, case) == fold(ids[name], case):
+            ids[name] = stored
+
+
 def _secondary_ids(
     item: Mapping[str, Any],
     ids: dict[str, str],
     secondary: tuple[tuple[Index, tuple[KeyShape, ...]], ...],
     partial: bool,
+    folded: Mapping[str, Case],
 ) -> dict[str, str] | None:
     """The table key's ``ids`` with those of the item's index keys (of one of the shapes of each index), which must
-    agree; None when they do not."""
+    agree (an id some key folds: in that case); None when they do not."""
     for index, shapes in secondary:
         if (partial or shapes[0].sparse) and index.pk not in item and index.sk not in item:
             continue
@@ -1014,9 +1128,23 @@ def _secondary_ids(
             if more is not None and all(ids.get(name, value) == value for name, value in more.items()):
                 ids.update(more)
                 break
+            if more is not None and folded and _agree_folded(ids, more, shape, folded):
+                break
         else:
             return None
     return ids
+
+
+def _agree_folded(ids: dict[str, str], more: dict[str, str], shape: KeyShape, folded: Mapping[str, Case]) -> bool:
+    """Whether an index key's ids agree with ``ids`` once folded where a key folds them; if so they join ``ids``,
+    an id this shape writes as given replacing its folded reading."""
+    as_given = set(shape.fields) - set(shape.pk.cases) - set(shape.sk.cases)
+    for name, value in more.items():
+        known = ids.get(name, value)
+        if known != value and (name not in folded or fold(known, folded[name]) != fold(value, folded[name])):
+            return False
+    ids.update({name: value for name, value in more.items() if name not in ids or name in as_given})
+    return True
 
 
 def _parse_shape(shape: KeyShape, pk: object, sk: object) -> dict[str, str] | None:
@@ -1132,6 +1260,12 @@ def _validate(model: Model) -> frozenset[Entity]:
             )
     for copy in model.copies:
         _validate_copy(model, copy)
+    _validate_folded(model)
+    key_names = {name for index in model.indexes for name in (index.pk, index.sk)}
+    for entity in model.entities:
+        clash = sorted(key_names & set(entity.identity))
+        if clash:
+            raise ValueError(f"{entity.name}: {clash[0]!r} is a key attribute, not a constant: drop it from constants")
     for entity in model.entities:
         if isinstance(entity.minted, Numbering):
             _validate_numbering(model, entity, entity.minted)
@@ -1291,16 +1425,101 @@ def _validate_numbering(model: Model, entity: Entity, numbering: Numbering) -> N
 
 
 def _validate_told_apart(a: Entity, b: Entity) -> None:
-    """Two entities whose table keys could be the same string are told apart by one attribute's value."""
-    told, other = a.discriminator, b.discriminator
-    if told is not None and other is not None and told[0] == other[0] and told[1] != other[1]:
+    """Two entities whose table keys could be the same string are told apart by a constant attribute's value."""
+    told, other = a.identity, b.identity
+    if any(name in other and other[name] != value for name, value in told.items()):
         return
     keys = f"{a.primary.pk.pattern!r}/{a.primary.sk.pattern!r} and {b.primary.pk.pattern!r}/{b.primary.sk.pattern!r}"
     raise ValueError(
         f"{a.name} and {b.name} have key shapes that can be mistaken for each other ({keys}): give their keys"
-        " different literal text, or give both a discriminator on the same attribute with different values"
-        f" (discriminator=('EntityType', {a.name.lower()!r}) and ('EntityType', {b.name.lower()!r}))"
+        " different literal text, or give both a discriminator (or a constant) on the same attribute with different"
+        f" values (discriminator=('EntityType', {a.name.lower()!r}) and ('EntityType', {b.name.lower()!r}))"
     )
+
+
+def _validate_stamp(spec: Attribute) -> None:
+    """A time the gateway keeps is written as its type holds it: text as ISO-8601, a number as epoch seconds or
+    milliseconds (a millisecond epoch is past what an INT holds)."""
+    if spec.on_create != "now" and spec.on_update is None:
+        if spec.clock is not None:
+            raise ValueError("clock= says how a time the gateway keeps is written: give on_create= or on_update='now'")
+        return
+    if spec.on_create is not None and spec.on_update is not None:
+        raise ValueError("on_update='now' stamps creates too: drop on_create=")
+    if spec.required or spec.default is not None or spec.text or spec.enum is not None:
+        raise ValueError("a time the gateway keeps has no required=, default=, text= or enum=")
+    clocks: dict[AttributeType, tuple[Clock | None, ...]] = {
+        "S": (None, "iso"),
+        "N": ("seconds", "milliseconds"),
+        "INT": ("seconds",),
+    }
+    if spec.clock not in clocks.get(spec.type, ()):
+        raise ValueError(
+            f"a time kept as {spec.type} is written with clock= one of"
+            f" {[one for one in clocks.get(spec.type, ()) if one]}: an S as clock='iso', an N as clock='seconds' or"
+            " 'milliseconds' (milliseconds are past what an INT holds: declare it 'N')"
+        )
+
+
+def _validate_constants(entity: Entity) -> None:
+    """Constants are text the gateway writes, under names of their own: no declared attribute, no discriminator."""
+    for name, value in entity.constants.items():
+        where = f"{entity.name}: the constant {name!r}"
+        if not isinstance(value, str) or not value:
+            raise ValueError(f"{where} holds text, as every item stores it: constants={{{name!r}: '1'}}")
+        if name in entity.attributes:
+            raise ValueError(f"{where} is written by the gateway, not a declared attribute: drop it from attributes")
+        if entity.discriminator is not None and entity.discriminator[0] == name:
+            raise ValueError(f"{where} is the discriminator's attribute too: declare it once, in one of them")
+
+
+def _validate_folded(model: Model) -> None:
+    """An id served folded (no key the item always has writes it as given, no stored copy keeps its case) is never
+    passed to a key that writes it as given: the key formatted from ``us`` would not be the stored ``US`` one, and
+    the read would find nothing."""
+    for entity in model.entities:
+        both = [
+            name
+            for name in sorted(entity.served_folded)
+            if entity.folded_ids[name] == "lower" and _folds_up(entity, name)
+        ]
+        if both:
+            raise ValueError(
+                f"{entity.name}.{both[0]}: its keys write it lower-cased in one place and upper-cased in another,"
+                f" so neither serves it: keep its case in a stored copy ({both[0]}: Attribute('S',"
+                f" from_id={both[0]!r}))"
+            )
+    pairs: list[tuple[str, Entity, Entity, Mapping[str, str]]] = []  # (relation, from, to, {to's id: from's id})
+    for collection in model.collections:
+        for member in collection.members:
+            pairs.append((collection.name, collection.parent, member, collection.partition))
+            pairs.append((collection.name, member, collection.parent, {v: k for k, v in collection.partition.items()}))
+        if collection.target is not None:
+            pairs.append((collection.name, collection.entity, collection.target, collection.ids))
+    pairs += [(link.name, link.source, link.target, link.ids) for link in model.links]
+    for relation, source, target, roles in pairs:
+        for name in target.all_id_fields:
+            given = roles.get(name, name)
+            if given not in source.served_folded or given not in source.all_id_fields:
+                continue
+            plain = [
+                template.pattern
+                for shape in target._all_shapes
+                for template in (shape.pk, shape.sk)
+                if name in template.fields and name not in template.cases
+            ]
+            if plain:
+                case = source.folded_ids[given]
+                raise ValueError(
+                    f"{relation}: {source.name}'s keys hold {given} {case}-cased only, and {target.name}'s key"
+                    f" {plain[0]!r} holds {name} as given, so the {case}-cased id would find nothing there: keep its"
+                    f" case in a stored copy on {source.name} ({given}: Attribute('S', from_id={given!r})), or write"
+                    f" it {{{name}:{case}}} in {plain[0]!r}"
+                )
+
+
+def _folds_up(entity: Entity, name: str) -> bool:
+    return any(template.cases.get(name) == "upper" for shape in entity._all_shapes for template in (shape.pk, shape.sk))
 
 
 _KEY_ATTRIBUTE_TYPES = ("S", "DATE", "INT")
@@ -1337,7 +1556,7 @@ def _validate_indexed_attributes(entity: Entity, index: str | None, shape: KeySh
             raise ValueError(f"{where_}: a key holds text, so it is one of {_KEY_ATTRIBUTE_TYPES}, not {spec.type}")
         if not spec.writable:
             raise ValueError(f"{where_}: the gateway keeps it (writable=False) without moving the item in {index!r}")
-        if not shape.sparse and not spec.required and spec.on_create is None:
+        if not shape.sparse and not spec.required and spec.on_create is None and spec.on_update is None:
             raise ValueError(
                 f"{where_}: every item is in {index!r}, so every item needs it: declare it required=True, or the"
                 " index's keys sparse=True"

@@ -2,11 +2,13 @@
 
 A template is literal text and fields: ``{id}`` (text holding no separator), ``{id:07}`` (a whole number written
 zero-padded to 7 digits, read back without the padding, so ``7`` and ``0000007`` are one id; ``{id:01}`` is a whole
-number written plain), ``{id:date}`` (a calendar date, ``YYYY-MM-DD``), and ``{id%8}`` (a shard: 0 to 7, from the
-hash of ``id``). Fields may be glued to literal text (``c#{customerId}``, ``{kind}LIKE#{user}``) as long as each key
-string has exactly one reading: the text between two fields must hold a separator, which field values never do.
-Whether two templates can be one key string is judged on what each field holds (:func:`meet`): a number holds digits
-alone and a date digits and dashes, so ``A{n:01}`` and ``AB{id}`` never meet, nor ``A{day:date}`` and ``AB{id}``.
+number written plain), ``{id:date}`` (a calendar date, ``YYYY-MM-DD``), ``{id:lower}`` and ``{id:upper}`` (text
+written lower- or upper-cased: ``{country:lower}`` writes ``US`` as ``us``, so both find one key, which reads back
+``us``; numbers and dates have no case), and ``{id%8}`` (a shard: 0 to 7, from the hash of ``id``). Fields may be
+glued to literal text (``c#{customerId}``, ``{kind}LIKE#{user}``) as long as each key string has exactly one
+reading: the text between two fields must hold a separator, which field values never do. Whether two templates can
+be one key string is judged on what each field holds (:func:`meet`): a number holds digits alone and a date digits
+and dashes, so ``A{n:01}`` and ``AB{id}`` never meet, nor ``A{day:date}`` and ``AB{id}``.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import datetime
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from gateway.errors import BadUserInput
 
@@ -22,12 +25,14 @@ SHARD_NAME = "__shard__"
 MAX_SHARDS = 16
 """The most partitions a key may spread over: a sharded page is one Query per shard."""
 
-_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(?::(0[1-9][0-9]*|date)|%([0-9]+))?\}")
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(?::(0[1-9][0-9]*|date|lower|upper)|%([0-9]+))?\}")
 _ANY_BRACE = re.compile(r"[{}]")
 _DIGITS = re.compile(r"[0-9]+")
 _STAND_IN = "\x00"
 """What the ids the cost estimate makes up start with (no id from a request holds a control character). They, and
 the plan's placeholders (``{ticketId}``), are written as they are where a real id must be a number."""
+Case = Literal["lower", "upper"]
+_CASES: dict[str, Case] = {"lower": "lower", "upper": "upper"}
 
 
 @dataclass(frozen=True)
@@ -42,6 +47,8 @@ class Segment:
     sharded_by: str | None = None
     date: bool = False
     """A calendar date written ``YYYY-MM-DD``: a date's keys sort as the dates do."""
+    case: Case | None = None
+    """Text written lower- or upper-cased: the key holds the folded value, whatever case the id was given in."""
 
     @property
     def spec(self) -> str:
@@ -51,6 +58,8 @@ class Segment:
             return f"{{{self.name}:0{self.width}}}"
         if self.sharded_by is not None:
             return f"{{{self.sharded_by}%{self.shards}}}"
+        if self.case is not None:
+            return f"{{{self.name}:{self.case}}}"
         return f"{{{self.name}}}"
 
     def regex(self, stops: str, before: tuple[str, ...]) -> str:
@@ -68,7 +77,7 @@ class Segment:
     def text(self, value: object, separator: str) -> str:
         """``value`` as the key holds it; BadUserInput for a value this segment cannot hold."""
         text = str(value)
-        if (self.width is not None or self.date) and (text[:1] == _STAND_IN or text == f"{{{self.name}}}"):
+        if (self.width is not None or self.date or self.case) and (text[:1] == _STAND_IN or text == f"{{{self.name}}}"):
             return text
         if self.date:
             if not _is_date(text):
@@ -80,11 +89,16 @@ class Segment:
             return f"{int(text):0{self.width}d}"
         if separator in text:
             raise BadUserInput(f"{self.name} may not contain {separator!r}", argument=self.name)
-        return text
+        return text if self.case is None else fold(text, self.case)
 
     def value(self, text: str) -> str:
         """The field's value as read from a key: a padded number without its padding."""
         return text if self.width is None else str(int(text))
+
+
+def fold(text: str, case: Case) -> str:
+    """``text`` as a key of that case holds it."""
+    return text.lower() if case == "lower" else text.upper()
 
 
 def _is_date(text: str) -> bool:
@@ -108,8 +122,9 @@ class Layout:
 
     @property
     def plain(self) -> bool:
-        """Whether every segment is written as its value verbatim, with nothing to check (no padding, no date)."""
-        return all(segment.width is None and not segment.date for segment in self.segments)
+        """Whether every segment is written as its value verbatim, with nothing to check or fold (no padding, no
+        date, no case)."""
+        return all(segment.width is None and not segment.date and segment.case is None for segment in self.segments)
 
 
 def layout(pattern: str, separator: str, stops: str) -> Layout:
@@ -122,8 +137,9 @@ def layout(pattern: str, separator: str, stops: str) -> Layout:
     literals = tuple(pieces[::4])
     if any(_ANY_BRACE.search(literal) for literal in literals):
         raise ValueError(
-            f"{where}: a field is {{name}}, {{name:07}} (zero-padded number), {{name:date}} (YYYY-MM-DD) or"
-            " {{name%8}} (shard)"
+            f"{where}: a field is {{name}}, {{name:07}} (zero-padded number), {{name:date}} (YYYY-MM-DD),"
+            " {name:lower} or {name:upper} (text lower- or upper-cased; numbers and dates have no case) or"
+            " {name%8} (shard)"
         )
     segments: list[Segment] = []
     for name, width, shards in zip(pieces[1::4], pieces[2::4], pieces[3::4], strict=True):
@@ -136,6 +152,8 @@ def layout(pattern: str, separator: str, stops: str) -> Layout:
             segments.append(Segment(SHARD_NAME, shards=count, sharded_by=name))
         elif width == "date":
             segments.append(Segment(name, date=True))
+        elif width in _CASES:
+            segments.append(Segment(name, case=_CASES[width]))
         else:
             segments.append(Segment(name, int(width) if width else None))
     if sum(segment.sharded_by is not None for segment in segments) > 1:

@@ -21,6 +21,14 @@ class Tenancy:
             raise ValueError(f"tenancy names id fields the model does not have: {sorted(unknown)}")
         if len(set(self.grants.values())) != len(self.grants):
             raise ValueError("each tenant id field needs a grant of its own")
+        for entity in model.entities:
+            folded = sorted(set(self.grants) & set(entity.folded_ids))
+            if folded:
+                raise ValueError(
+                    f"tenancy: {entity.name}'s keys fold {folded[0]} ({{{folded[0]}:{entity.folded_ids[folded[0]]}}}),"
+                    " so tenants whose ids differ only in case would share its items, while grants are compared as"
+                    f" given: write it {{{folded[0]}}} in every key, or drop it from tenancy"
+                )
 
     @property
     def grant_names(self) -> tuple[str, ...]:

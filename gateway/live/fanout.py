@@ -19,6 +19,7 @@ from typing import Any, Generic, TypeVar
 
 from gateway.config import Settings
 from gateway.design.model import Entity, Item, Model
+from gateway.design.segments import Case, fold
 from gateway.dynamo import streams, wire
 from gateway.dynamo.accounting import Ledger, next_round
 from gateway.dynamo.store import BatchResult, Key, QueryRequest, QueryResult, Store
@@ -64,7 +65,14 @@ def item_topic(model: Model, entity: Entity, ids: dict[str, str]) -> Topic:
 
 
 def collection_topic(name: str, parent: Entity, ids: dict[str, str]) -> Topic:
-    return ("collection", name, *(ids[field] for field in parent.id_fields))
+    """The topic of a parent's collection, by the parent's ids as its keys hold them: a subscriber who typed
+    ``Portland HQ`` and a change recognised as ``portland hq`` meet where the parent's key folds the id."""
+    folded = parent.folded_ids
+    return ("collection", name, *(_as_keyed(ids[field], folded.get(field)) for field in parent.id_fields))
+
+
+def _as_keyed(value: str, case: Case | None) -> str:
+    return value if case is None else fold(value, case)
 
 
 class Mailbox(Generic[Held]):

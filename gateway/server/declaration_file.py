@@ -58,6 +58,7 @@ _ENTITY = {
     "variants",
     "attributes",
     "discriminator",
+    "constants",
     "mint",
     "minted",
     "verbs",
@@ -73,10 +74,13 @@ _ATTRIBUTE = {
     "writable",
     "from_id",
     "on_create",
+    "on_update",
+    "clock",
     "minimum",
     "maximum",
     "max_length",
     "enum",
+    "enum_names",
     "shape",
     "element",
     "max_items",
@@ -331,6 +335,10 @@ class _Builder:
                 internal=self.flag(data.get("internal", False), (*path, "internal")),
                 discriminator=discriminator,
                 variants=variants,
+                constants={
+                    attribute: str(value)
+                    for attribute, value in self.mapping(data.get("constants", {}), (*path, "constants")).items()
+                },
                 partition=self.flag(data.get("partition", False), (*path, "partition")),
             ),
         )

@@ -123,7 +123,7 @@ class Builder:
         if key not in self.enums:
             type_name = named(entity.name + upper_first(graphql_name(name)))
             members = [
-                (value, strawberry.enum_value(value, description=text or f"Stored as {value!r}."))
+                (spec.enum_members[value], strawberry.enum_value(value, description=text or f"Stored as {value!r}."))
                 for value, text in spec.choices.items()
             ]
             description = f"The values {entity.name}.{graphql_name(name)} may hold; they are stored as written."

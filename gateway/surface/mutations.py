@@ -178,7 +178,7 @@ def _update(builder: Builder, entity: Entity, verb: str) -> Callable[..., Any]:
             entity, {name: validate_id(getattr(data, name), graphql_name(name)) for name in entity.id_fields}
         )
         changes = inputs(entity, data)
-        changes = {**changes, **set_changes(entity, data, changes)}
+        changes = {**changes, **set_changes(entity, data, changes), **building.stamps(entity, creating=False)}
         for name in movable:
             value = getattr(data, name)
             if value is not strawberry.UNSET:

@@ -11,12 +11,12 @@ import secrets
 from collections import Counter
 from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 from gateway.design.declaration import Counted, WriteModel
 from gateway.design.keys import Ids
-from gateway.design.model import Entity, Item, KeyShape, Model, Numbering, indexed_values
+from gateway.design.model import Clock, Entity, Item, KeyShape, Model, Numbering, indexed_values
 from gateway.design.values import SetChange
 from gateway.dynamo.requests import TRANSACTION_LIMIT, Placeholders, Refused, Role, Target, WriteOp
 
@@ -81,8 +81,33 @@ def minted(entity: Entity) -> dict[str, str]:
     return {entity.mint: mint_ulid() if entity.minted == "ulid" else mint_id()}
 
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
 def today(now: datetime | None = None) -> str:
     return f"{(now or datetime.now(UTC)).astimezone(UTC):%Y-%m-%d}"
+
+
+def stamps(entity: Entity, creating: bool, now: datetime | None = None) -> dict[str, Any]:
+    """The times a write keeps on its item: ``on_update`` ones on every create and update, ``on_create="now"`` ones
+    on a create, each as its ``clock`` writes it; one instant for all of them."""
+    at = (now or datetime.now(UTC)).astimezone(UTC)
+    return {
+        name: stamp(spec.clock, at)
+        for name, spec in entity.declared.items()
+        if spec.on_update == "now" or (creating and spec.on_create == "now")
+    }
+
+
+def stamp(clock: Clock | None, at: datetime) -> str | int:
+    """``at`` as ``clock`` writes it: ISO-8601 in UTC to the millisecond (JavaScript's ``toISOString``), or whole
+    seconds or milliseconds since the epoch."""
+    millis = (at - _EPOCH) // timedelta(milliseconds=1)
+    if clock == "milliseconds":
+        return millis
+    if clock == "seconds":
+        return millis // 1000
+    return f"{at:%Y-%m-%dT%H:%M:%S}.{at.microsecond // 1000:03d}Z"
 
 
 def new_write_id() -> str:

@@ -181,7 +181,9 @@ def test_enrolment_dates_are_dates() -> None:
     ("spec", "message"),
     [
         (lambda: Attribute("INT", enum=("a",)), "stored as S"),
-        (lambda: Attribute("S", enum=("in-progress",)), "cannot be a GraphQL enum value"),
+        (lambda: Attribute("S", enum=("in-progress", "in_progress")), "both served as 'in_progress'"),
+        (lambda: Attribute("S", enum=("a",), enum_names={"a": "no-name"}), "cannot be a GraphQL enum value"),
+        (lambda: Attribute("S", enum=("a",), enum_names={"b": "B"}), "not a value of the enum"),
         (lambda: Attribute("S", enum=("null",)), "cannot be a GraphQL enum value"),
         (lambda: Attribute("S", enum=("a", "a")), "distinct"),
         (lambda: Attribute("S", enum=("a", "b"), default="c"), "default"),

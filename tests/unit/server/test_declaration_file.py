@@ -76,7 +76,7 @@ def test_the_published_schema_accepts_what_the_loader_accepts() -> None:
 def test_an_unknown_key_is_named_with_its_line() -> None:
     broken = SMALL.replace("      tags: SS\n", "      tags: SS\n    colour: blue\n")
     assert _error(broken) == (
-        "shop.yaml:17: entities.Customer.colour: unknown key; expected one of attributes, description,"
+        "shop.yaml:17: entities.Customer.colour: unknown key; expected one of attributes, constants, description,"
         " discriminator, internal, keys, mint, minted, partition, variants, verbs"
     )
     with pytest.raises(jsonschema.ValidationError):
@@ -328,3 +328,38 @@ def test_a_broken_minted_id_is_named_with_its_line() -> None:
         jsonschema.validate(
             yaml.safe_load(MINTED.replace("minted: ulid", "minted: uuid")), json.loads(SCHEMA_PATH.read_text())
         )
+
+
+ELECTRODB = """\
+table: shop
+keys: {pk: pk, sk: sk}
+entities:
+  Store:
+    keys:
+      table: {pk: "$shop#storeid_{storeId:lower}", sk: "$store_1"}
+    constants: {__edb_e__: store, __edb_v__: "1"}
+    attributes:
+      storeId: {type: S, from_id: storeId}
+      status: {type: S, enum: [open, in-progress, 2fa], enum_names: {2fa: TWO_FACTOR}}
+      createdAt: {type: N, on_create: now, clock: milliseconds}
+      updatedAt: {type: N, on_update: now, clock: milliseconds}
+      _md: {type: S, on_update: now}
+"""
+
+
+def test_a_file_declares_folded_keys_constants_enum_names_and_kept_times() -> None:
+    jsonschema.validate(yaml.safe_load(ELECTRODB), json.loads(SCHEMA_PATH.read_text()))
+    store = parse(ELECTRODB, "shop.yaml").entity("Store")
+    assert store.identity == {"__edb_e__": "store", "__edb_v__": "1"}
+    assert store.stored_ids == {"storeId": "storeId"}
+    assert store.declared["status"].enum_members == {"open": "open", "in-progress": "in_progress", "2fa": "TWO_FACTOR"}
+    assert store.declared["createdAt"].on_create == "now" and store.declared["createdAt"].clock == "milliseconds"
+    assert store.declared["_md"].on_update == "now" and store.declared["_md"].clock is None
+
+
+def test_a_kept_time_a_file_cannot_write_is_named_with_its_line() -> None:
+    broken = ELECTRODB.replace(
+        "createdAt: {type: N, on_create: now, clock: milliseconds}",
+        "createdAt: {type: INT, on_create: now, clock: milliseconds}",
+    )
+    assert _error(broken).startswith("shop.yaml:11: entities.Store.attributes.createdAt: a time kept as INT")
