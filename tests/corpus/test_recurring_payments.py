@@ -9,7 +9,6 @@ way and the gateway's, on twin items read back with GetItem. See recurring_payme
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -271,9 +270,6 @@ def test_update_subscription_after_a_payment(served: tuple[Gateway, Design]) -> 
     assert result == {"__typename": "AccountSubscription", "nextPaymentDate": "2023-07-21"}
     assert sum(operations.values()) == design.calls
     _stored_as_theirs(design, mine, theirs)
-    assert Decimal(str(float((design.get({"PK": mine["PK"], "SK": mine["SK"]}) or {})["PaymentAmount"]))) == Decimal(
-        "5"
-    )
 
 
 @pytest.mark.xfail(
