@@ -128,3 +128,20 @@ def test_delete_session(sessions: Design, serve: Callable[[str], Any]) -> None:
     assert sessions.get({"id": "zeta.myshopify.com_601"}) is None
     assert sessions.get({"id": "zeta.myshopify.com_602"}) is None
     assert sessions.get({"id": "zeta.myshopify.com_603"}) is not None
+
+
+@pytest.mark.xfail(strict=True, raises=DeclarationFileError, reason=HASH_ONLY)
+def test_delete_sessions(sessions: Design, serve: Callable[[str], Any]) -> None:
+    # deleteSessions: one DeleteItem per id, all at once (Promise.all): n calls in 1 round. A client of the gateway
+    # sends the n deletes as one document, which GraphQL runs one after another: n calls in n rounds.
+    ids = [f"eta.myshopify.com_{user}" for user in (701, 702, 703)]
+    for one in ids:
+        sessions.dynamodb.put_item(
+            TableName=sessions.table, Item=typed(data.online("eta.myshopify.com", 0, "t", "x") | {"id": one})
+        )
+    with serve(sessions.table) as gateway:
+        fields = " ".join(f'd{n}: deleteSession(input: {{id: "{one}"}}) {{ __typename }}' for n, one in enumerate(ids))
+        body = gateway.query(f"mutation {{ {fields} }}")
+    assert "errors" not in body, body["errors"]
+    assert body["extensions"]["dynamodb"]["calls"] == len(ids)
+    assert all(sessions.get({"id": one}) is None for one in ids)
