@@ -46,6 +46,7 @@ NAV: list[tuple[str, str | list[tuple[str, str]]]] = [
         [
             ("Battle Royale (AWS)", "corpus/battle-royale.md"),
             ("GameScores (AWS)", "corpus/game-scores.md"),
+            ("Instagram clone (Alex DeBrie)", "corpus/instagram.md"),
             ("Recurring payments (AWS)", "corpus/recurring-payments.md"),
             ("Shopify app sessions", "corpus/shopify-sessions.md"),
         ],
