@@ -19,7 +19,7 @@ import pytest
 from gateway.server.declaration_file import load_file
 from tests.corpus.instagram import data
 from tests.corpus.reference import Design, plain, table, typed, without_gateway_bookkeeping
-from tests.support.gateway import Gateway, answered, explained, fill
+from tests.support.gateway import Gateway, assert_pattern, fill
 from tests.support.mutations import mutate
 
 DECLARATION = load_file(Path(__file__).parent / "instagram" / "instagram.yaml")
@@ -33,14 +33,6 @@ def served(dynamodb: Any, endpoint: str, gateway_factory: Callable[..., Gateway]
         fill(endpoint, name, data.items())
         with gateway_factory(name, declaration=DECLARATION) as gateway:
             yield gateway, Design(dynamodb, name)
-
-
-def _same(gateway: Gateway, query: str, expected: Any, design: Design, rounds: int = 1) -> None:
-    """The gateway answers ``expected`` in the calls and rounds the clone's requests took, and explain plans so."""
-    got, spent = answered(gateway, query)
-    assert got == expected
-    assert spent == (design.calls, rounds)
-    assert explained(gateway, query) == spent
 
 
 def _user(item: dict[str, Any]) -> dict[str, Any]:
@@ -71,7 +63,7 @@ def test_get_user(served: tuple[Gateway, Design]) -> None:
     item = design.get(data.user_key("alexdebrie"))
     assert item is not None
     query = '{ user(username: "alexdebrie") { username name followerCount followingCount } }'
-    _same(gateway, query, {"user": _user(item)}, design)
+    assert_pattern(gateway, query, {"user": _user(item)}, (design.calls, 1))
 
 
 def test_get_photo(served: tuple[Gateway, Design]) -> None:
@@ -89,7 +81,7 @@ def test_get_photo(served: tuple[Gateway, Design]) -> None:
         }
     }
     query = f'{{ photo(username: "alexdebrie", photoId: "{data.SUNRISE}") {{ photoId url likesCount commentCount }} }}'
-    _same(gateway, query, expected, design)
+    assert_pattern(gateway, query, expected, (design.calls, 1))
 
 
 def test_photos_of_user(served: tuple[Gateway, Design]) -> None:
@@ -100,7 +92,9 @@ def test_photos_of_user(served: tuple[Gateway, Design]) -> None:
     found = design.query("PK = :pk", {":pk": "UP#alexdebrie"}, ScanIndexForward=False)
     assert [one["photoId"] for one in found] == [data.PHOTOS[1][1], data.SUNRISE]
     expected = {"photosOfUser": {"nodes": [{"photoId": one["photoId"], "url": one["url"]} for one in found]}}
-    _same(gateway, '{ photosOfUser(username: "alexdebrie") { nodes { photoId url } } }', expected, design)
+    assert_pattern(
+        gateway, '{ photosOfUser(username: "alexdebrie") { nodes { photoId url } } }', expected, (design.calls, 1)
+    )
 
 
 def test_list_likes_for_photo(served: tuple[Gateway, Design]) -> None:
@@ -114,11 +108,8 @@ def test_list_likes_for_photo(served: tuple[Gateway, Design]) -> None:
     expected = {
         "likesOfPhoto": {"nodes": [{"likingUsername": one["likingUsername"], "likeId": one["likeId"]} for one in found]}
     }
-    _same(
-        gateway,
-        f"{{ likesOfPhoto({PHOTO}) {{ nodes {{ likingUsername likeId }} }} }}",
-        expected,
-        design,
+    assert_pattern(
+        gateway, f"{{ likesOfPhoto({PHOTO}) {{ nodes {{ likingUsername likeId }} }} }}", expected, (design.calls, 1)
     )
 
 
@@ -141,7 +132,7 @@ def test_list_comments_for_photo(served: tuple[Gateway, Design]) -> None:
         }
     }
     query = f"{{ commentsOfPhoto({PHOTO}) {{ nodes {{ commentId commentingUsername content }} }} }}"
-    _same(gateway, query, expected, design)
+    assert_pattern(gateway, query, expected, (design.calls, 1))
 
 
 def test_list_followers_of_user(served: tuple[Gateway, Design]) -> None:
@@ -153,7 +144,7 @@ def test_list_followers_of_user(served: tuple[Gateway, Design]) -> None:
     by_name = {one["username"]: one for one in users}
     expected = {"followersOfUser": {"nodes": [_user(by_name[one["followingUsername"]]) for one in follows]}}
     query = '{ followersOfUser(username: "alexdebrie") { nodes { username name followerCount followingCount } } }'
-    _same(gateway, query, expected, design, rounds=2)
+    assert_pattern(gateway, query, expected, (design.calls, 2))
 
 
 def test_list_followed_by_user(served: tuple[Gateway, Design]) -> None:
@@ -165,7 +156,7 @@ def test_list_followed_by_user(served: tuple[Gateway, Design]) -> None:
     assert [one["username"] for one in users] == ["alexdebrie"]
     expected = {"followedByUser": {"nodes": [_user(one) for one in users]}}
     query = '{ followedByUser(username: "marcia") { nodes { username name followerCount followingCount } } }'
-    _same(gateway, query, expected, design, rounds=2)
+    assert_pattern(gateway, query, expected, (design.calls, 2))
 
 
 def test_a_photo_with_its_likes_and_comments(served: tuple[Gateway, Design]) -> None:
@@ -194,7 +185,7 @@ def test_a_photo_with_its_likes_and_comments(served: tuple[Gateway, Design]) -> 
         f'{{ photo(username: "alexdebrie", photoId: "{data.SUNRISE}") {{ url '
         "likes { totalCount nodes { likingUsername } } comments { totalCount nodes { content } } } }"
     )
-    _same(gateway, query, expected, design)
+    assert_pattern(gateway, query, expected, (design.calls, 1))
 
 
 # --- writes -------------------------------------------------------------------------------------------------------
