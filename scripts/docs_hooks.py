@@ -49,6 +49,7 @@ NAV: list[tuple[str, str | list[tuple[str, str]]]] = [
             ("Instagram clone (Alex DeBrie)", "corpus/instagram.md"),
             ("Recurring payments (AWS)", "corpus/recurring-payments.md"),
             ("Shopify app sessions", "corpus/shopify-sessions.md"),
+            ("Social network (AWS)", "corpus/social-network.md"),
         ],
     ),
 ]
