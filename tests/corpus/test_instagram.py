@@ -371,3 +371,8 @@ def test_follow_user(served: tuple[Gateway, Design]) -> None:
     assert (design.get(data.user_key(fan)) or {})["followingCount"] == 2  # followed both
     again, _ = mutate(gateway, "createFollow", {"followedUsername": mine, "followingUsername": fan}, "")
     assert again["__typename"] == "ConflictError"  # the clone's attribute_not_exists(PK): followed once
+    ghost = _name()
+    missing, _ = mutate(gateway, "createFollow", {"followedUsername": mine, "followingUsername": ghost}, "")
+    assert missing["__typename"] == "NotFoundError"  # the clone's attribute_exists(PK) on both users
+    assert design.get({"PK": f"FOLLOW#{mine}", "SK": f"FOLLOW#{ghost}"}) is None
+    assert design.get(data.user_key(ghost)) is None
