@@ -42,6 +42,17 @@ NAV: list[tuple[str, str | list[tuple[str, str]]]] = [
             ("Fleet", "fleet.md"),
         ],
     ),
+    (
+        "Corpus: designs no one here wrote",
+        [
+            ("Battle Royale (AWS)", "corpus/battle-royale.md"),
+            ("GameScores (AWS)", "corpus/game-scores.md"),
+            ("Instagram clone (Alex DeBrie)", "corpus/instagram.md"),
+            ("Recurring payments (AWS)", "corpus/recurring-payments.md"),
+            ("Shopify app sessions", "corpus/shopify-sessions.md"),
+            ("Social network (AWS)", "corpus/social-network.md"),
+        ],
+    ),
 ]
 
 

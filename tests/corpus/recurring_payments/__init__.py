@@ -1,0 +1,1 @@
+"""AWS's recurring payments schema design: its table and items, as the design writes them."""
