@@ -1,5 +1,4 @@
 // ElectroDB's task manager example (https://electrodb.dev/en/examples/task-manager/), its entities as the page has them.
-import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { Entity, Service } from "electrodb";
 
 // The example's own table: pk/sk and five GSIs named after their keys, projection ALL.
@@ -27,24 +26,6 @@ export function tableDefinition(tableName) {
     GlobalSecondaryIndexes: indexes,
     BillingMode: "PAY_PER_REQUEST",
   };
-}
-
-// A client of the endpoint whose every request is counted by operation, to compare with the gateway's wire.
-export function countingClient(endpoint) {
-  const client = new DynamoDBClient({
-    endpoint,
-    region: "us-east-1",
-    credentials: { accessKeyId: "local", secretAccessKey: "local" },
-  });
-  const sent = {};
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      sent[context.commandName] = (sent[context.commandName] ?? 0) + 1;
-      return next(args);
-    },
-    { step: "initialize", name: "countRequests" },
-  );
-  return { client, sent };
 }
 
 export function taskManager(client, table) {
