@@ -22,6 +22,9 @@ const patterns = {
   recentHires: (s, { team, from, to }) =>
     asked(s.entities.employee.query.teams({ team }).between({ dateHired: from }, { dateHired: to })),
   createTask: (s, item) => asked(s.entities.task.put(item)),
+  // A task's life cycle: one UpdateItem, which rewrites the three GSI keys that hold its status.
+  setTaskStatus: (s, { status, ...key }) => asked(s.entities.task.update(key).set({ status })),
+  deleteTask: (s, key) => asked(s.entities.task.delete(key)),
   getEmployee: (s, key) => asked(s.entities.employee.get(key)),
   getTask: (s, key) => asked(s.entities.task.get(key)),
   getOffice: (s, key) => asked(s.entities.office.get(key)),
