@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from gateway.server.declaration_file import load_file
-from tests.support.gateway import Gateway, answered
+from tests.support.gateway import Gateway, answered, explained
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -60,11 +60,12 @@ class Design:
         servable: Callable[[Any], Any] = lambda answer: answer,
     ) -> None:
         """The gateway answers ``query`` as the library answers ``pattern`` (what ``servable`` keeps of it), in no
-        more requests than the library sent."""
+        more calls and rounds than the library sent requests one after another, as its explain plans."""
         expected, requests = self.library(pattern, arguments)
-        data, (calls, _rounds) = answered(self.gateway, query)
+        data, (calls, rounds) = answered(self.gateway, query)
         assert present(pick(data)) == servable(expected)
-        assert calls <= requests
+        assert calls <= requests and rounds <= requests
+        assert explained(self.gateway, query) == (calls, rounds)
 
 
 @contextmanager
