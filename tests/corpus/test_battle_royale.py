@@ -24,7 +24,7 @@ DECLARATION = load_file(Path(__file__).parent / "battle_royale" / "battle_royale
 
 
 @pytest.fixture(scope="module")
-def served(dynamodb: Any, endpoint: str, gateway_factory: Callable[..., Gateway]) -> Iterator[tuple[Gateway, Design]]:
+def deployed(dynamodb: Any, endpoint: str, gateway_factory: Callable[..., Gateway]) -> Iterator[tuple[Gateway, Design]]:
     with table(dynamodb, "battle-royale", data.create_table) as name:
         fill(endpoint, name, data.items())
         with gateway_factory(name, declaration=DECLARATION) as gateway:
@@ -44,8 +44,8 @@ def _same(gateway: Gateway, query: str, expected: Any, design: Design, design_ca
 # --- reads --------------------------------------------------------------------------------------------------------
 
 
-def test_get_user_profile(served: tuple[Gateway, Design]) -> None:
-    gateway, design = served
+def test_get_user_profile(deployed: tuple[Gateway, Design]) -> None:
+    gateway, design = deployed
     design.calls = 0
     item = design.get({"PK": "USER#vlopez", "SK": "#METADATA#vlopez"})
     assert item is not None
@@ -53,9 +53,9 @@ def test_get_user_profile(served: tuple[Gateway, Design]) -> None:
     _same(gateway, '{ user(username: "vlopez") { username name email } }', expected, design, 1)
 
 
-def test_find_open_games_by_map(served: tuple[Gateway, Design]) -> None:
+def test_find_open_games_by_map(deployed: tuple[Gateway, Design]) -> None:
     # find_open_games_by_map.py: Query OpenGamesIndex, map = :map, ascending. Started games lost open_timestamp.
-    gateway, design = served
+    gateway, design = deployed
     design.calls = 0
     found = design.query(
         "#map = :map",
@@ -74,16 +74,16 @@ def test_find_open_games_by_map(served: tuple[Gateway, Design]) -> None:
     _same(gateway, query, expected, design, 1)
 
 
-def test_find_open_games_across_maps_is_not_offered(served: tuple[Gateway, Design]) -> None:
+def test_find_open_games_across_maps_is_not_offered(deployed: tuple[Gateway, Design]) -> None:
     # find_open_games.py Scans the sparse index. Nothing that serves a request scans: no such field, said so.
-    gateway, _ = served
+    gateway, _ = deployed
     body = gateway.query("{ openGames { nodes { gameId } } }")
     assert body["errors"][0]["extensions"]["code"] == "GRAPHQL_VALIDATION_FAILED"
 
 
-def test_view_game_and_users_in_game(served: tuple[Gateway, Design]) -> None:
+def test_view_game_and_users_in_game(deployed: tuple[Gateway, Design]) -> None:
     # fetch_game_and_players.py: PK = GAME#<id> AND SK BETWEEN #METADATA#<id> AND USER$: the game, then its users.
-    gateway, design = served
+    gateway, design = deployed
     game_id = "3d4285f0-e52b-401a-a59b-112b38c4a26b"
     design.calls = 0
     found = design.query(
@@ -104,8 +104,8 @@ def test_view_game_and_users_in_game(served: tuple[Gateway, Design]) -> None:
     _same(gateway, query, expected, design, 1)
 
 
-def test_users_in_game_from_the_root(served: tuple[Gateway, Design]) -> None:
-    gateway, design = served
+def test_users_in_game_from_the_root(deployed: tuple[Gateway, Design]) -> None:
+    gateway, design = deployed
     game_id = "0ab37cf1-fc60-4d93-b72b-89335f759581"
     design.calls = 0
     found = design.query(
@@ -115,9 +115,9 @@ def test_users_in_game_from_the_root(served: tuple[Gateway, Design]) -> None:
     _same(gateway, f'{{ usersInGame(gameId: "{game_id}") {{ nodes {{ username }} }} }}', expected, design, 1)
 
 
-def test_find_games_for_user(served: tuple[Gateway, Design]) -> None:
+def test_find_games_for_user(deployed: tuple[Gateway, Design]) -> None:
     # find_games_for_user.py: Query InvertedIndex, SK = USER#<username>, ascending.
-    gateway, design = served
+    gateway, design = deployed
     design.calls = 0
     found = design.query("SK = :sk", {":sk": "USER#carrpatrick"}, IndexName="InvertedIndex", ScanIndexForward=True)
     assert len(found) == 3
@@ -130,8 +130,8 @@ def test_find_games_for_user(served: tuple[Gateway, Design]) -> None:
     reason="index membership by DynamoDB's rule: a started game holds map (the sparse index's partition key) and no "
     "open_timestamp, and is read as an item of unknown shape: null, without an error",
 )
-def test_view_a_started_game(served: tuple[Gateway, Design]) -> None:
-    gateway, design = served
+def test_view_a_started_game(deployed: tuple[Gateway, Design]) -> None:
+    gateway, design = deployed
     design.calls = 0
     item = design.get({"PK": f"GAME#{data.STARTED}", "SK": f"#METADATA#{data.STARTED}"})
     assert item is not None and "open_timestamp" not in item
@@ -143,9 +143,9 @@ def test_view_a_started_game(served: tuple[Gateway, Design]) -> None:
     strict=True,
     reason="index membership by DynamoDB's rule: a started game in its user's list (a link to it) reads null",
 )
-def test_past_games_of_a_user_with_their_game(served: tuple[Gateway, Design]) -> None:
+def test_past_games_of_a_user_with_their_game(deployed: tuple[Gateway, Design]) -> None:
     # The lab's past games: a user's mappings (InvertedIndex), then each game by its key.
-    gateway, design = served
+    gateway, design = deployed
     design.calls = 0
     found = design.query("SK = :sk", {":sk": "USER#carrpatrick"}, IndexName="InvertedIndex")
     games = [design.get({"PK": f"GAME#{one['game_id']}", "SK": f"#METADATA#{one['game_id']}"}) for one in found]
@@ -176,8 +176,8 @@ def _version(gateway: Gateway, field: str, arguments: str) -> int:
     return version
 
 
-def test_create_user_profile(served: tuple[Gateway, Design]) -> None:
-    gateway, design = served
+def test_create_user_profile(deployed: tuple[Gateway, Design]) -> None:
+    gateway, design = deployed
     mine, theirs = f"u{uuid.uuid4().hex[:8]}", f"u{uuid.uuid4().hex[:8]}"
     profile = {"name": "Ann", "email": "ann@example.com", "birthdate": "1990-01-01", "address": "1 Main St"}
     design.send(
@@ -195,8 +195,8 @@ def test_create_user_profile(served: tuple[Gateway, Design]) -> None:
     assert stored == {**reference, "PK": f"USER#{mine}", "SK": f"#METADATA#{mine}", "username": mine}
 
 
-def test_update_user_profile(served: tuple[Gateway, Design]) -> None:
-    gateway, design = served
+def test_update_user_profile(deployed: tuple[Gateway, Design]) -> None:
+    gateway, design = deployed
     design.send(
         "update_item",
         TableName=design.table,
@@ -216,9 +216,9 @@ def test_update_user_profile(served: tuple[Gateway, Design]) -> None:
     assert (design.get({"PK": "USER#nruiz", "SK": "#METADATA#nruiz"}) or {})["address"] == "2 High St"
 
 
-def test_create_game(served: tuple[Gateway, Design]) -> None:
+def test_create_game(deployed: tuple[Gateway, Design]) -> None:
     # The game is written open: map and open_timestamp, so it is in OpenGamesIndex at once.
-    gateway, design = served
+    gateway, design = deployed
     game_id = str(uuid.uuid4())
     created = "2019-04-18T10:00:00"
     result, operations = mutate(
@@ -270,8 +270,8 @@ def _join(design: Design, game_id: str, username: str) -> None:
     )
 
 
-def test_join_game_for_a_user(served: tuple[Gateway, Design]) -> None:
-    gateway, design = served
+def test_join_game_for_a_user(deployed: tuple[Gateway, Design]) -> None:
+    gateway, design = deployed
     theirs, mine = _twin_games(design, 3)
     design.calls = 0
     _join(design, theirs, "vlopez")
@@ -289,8 +289,8 @@ def test_join_game_for_a_user(served: tuple[Gateway, Design]) -> None:
 
 
 @pytest.mark.xfail(strict=True, reason="bounds on a counter: the 51st player joins a game the design caps at 50")
-def test_the_fifty_first_player_is_refused(served: tuple[Gateway, Design]) -> None:
-    gateway, design = served
+def test_the_fifty_first_player_is_refused(deployed: tuple[Gateway, Design]) -> None:
+    gateway, design = deployed
     theirs, mine = _twin_games(design, 50)
     with pytest.raises(design.dynamodb.exceptions.TransactionCanceledException):
         _join(design, theirs, "vlopez")
@@ -318,8 +318,8 @@ def _start(design: Design, game_id: str, requesting_user: str, start_time: str) 
     reason="a named transition with preconditions (people = 50, creator = caller, not started) that removes "
     "open_timestamp alone: the update takes map out with it, or the started game reads as null",
 )
-def test_start_game(served: tuple[Gateway, Design]) -> None:
-    gateway, design = served
+def test_start_game(deployed: tuple[Gateway, Design]) -> None:
+    gateway, design = deployed
     theirs, mine = _twin_games(design, 50)
     started = "2019-04-17T11:00:00"
     _start(design, theirs, "gstanley", started)
@@ -339,8 +339,8 @@ def test_start_game(served: tuple[Gateway, Design]) -> None:
 
 
 @pytest.mark.xfail(strict=True, reason="preconditions on an update: a game not full is started all the same")
-def test_a_game_not_full_does_not_start(served: tuple[Gateway, Design]) -> None:
-    gateway, design = served
+def test_a_game_not_full_does_not_start(deployed: tuple[Gateway, Design]) -> None:
+    gateway, design = deployed
     _, mine = _twin_games(design, 3)
     result, _ = mutate(
         gateway,
@@ -352,9 +352,9 @@ def test_a_game_not_full_does_not_start(served: tuple[Gateway, Design]) -> None:
     assert "open_timestamp" in (design.get(_game_key(mine)) or {})
 
 
-def test_update_game_for_a_user(served: tuple[Gateway, Design]) -> None:
+def test_update_game_for_a_user(deployed: tuple[Gateway, Design]) -> None:
     # After a game: the user's place on their mapping item (the lab's UserGameMapping<... --SILVER>).
-    gateway, design = served
+    gateway, design = deployed
     theirs, mine = _twin_games(design, 3)
     for game_id in (theirs, mine):
         design.dynamodb.put_item(TableName=design.table, Item=typed(data.mapping(game_id, "emma83")))

@@ -28,7 +28,7 @@ REFUSED = NUMBERS + "; DynamoDB refuses the text key (Type mismatch for Index Ke
 
 
 @pytest.fixture(scope="module")
-def served(dynamodb: Any, endpoint: str, gateway_factory: Callable[..., Gateway]) -> Iterator[tuple[Gateway, Design]]:
+def deployed(dynamodb: Any, endpoint: str, gateway_factory: Callable[..., Gateway]) -> Iterator[tuple[Gateway, Design]]:
     with table(dynamodb, "GameScores", data.create_table) as name:
         fill(endpoint, name, data.items())
         with gateway_factory(name, declaration=DECLARATION) as gateway:
@@ -63,8 +63,8 @@ def _top(design: Design, game: str, limit: int, **options: Any) -> list[dict[str
 
 
 @pytest.mark.xfail(strict=True, reason=SILENT)
-def test_a_users_score_in_one_game(served: tuple[Gateway, Design]) -> None:
-    gateway, design = served
+def test_a_users_score_in_one_game(deployed: tuple[Gateway, Design]) -> None:
+    gateway, design = deployed
     design.calls = 0
     item = design.get({"UserId": "101", "GameTitle": "Meteor Blasters"})
     assert item is not None
@@ -73,8 +73,8 @@ def test_a_users_score_in_one_game(served: tuple[Gateway, Design]) -> None:
 
 
 @pytest.mark.xfail(strict=True, reason=SILENT)
-def test_a_users_scores(served: tuple[Gateway, Design]) -> None:
-    gateway, design = served
+def test_a_users_scores(deployed: tuple[Gateway, Design]) -> None:
+    gateway, design = deployed
     design.calls = 0
     found = design.query("UserId = :user", {":user": "103"})
     assert len(found) == 4
@@ -83,8 +83,8 @@ def test_a_users_scores(served: tuple[Gateway, Design]) -> None:
 
 
 @pytest.mark.xfail(strict=True, reason=CRASH)
-def test_the_top_score_ever_recorded_for_meteor_blasters(served: tuple[Gateway, Design]) -> None:
-    gateway, design = served
+def test_the_top_score_ever_recorded_for_meteor_blasters(deployed: tuple[Gateway, Design]) -> None:
+    gateway, design = deployed
     design.calls = 0
     best = _top(design, "Meteor Blasters", 1)
     query = '{ leaderboard(gameTitle: "Meteor Blasters", first: 1) { nodes { topScore } } }'
@@ -92,8 +92,8 @@ def test_the_top_score_ever_recorded_for_meteor_blasters(served: tuple[Gateway, 
 
 
 @pytest.mark.xfail(strict=True, reason=CRASH + "; and 900 would sort above 10000 as text")
-def test_which_user_had_the_highest_score_for_galaxy_invaders(served: tuple[Gateway, Design]) -> None:
-    gateway, design = served
+def test_which_user_had_the_highest_score_for_galaxy_invaders(deployed: tuple[Gateway, Design]) -> None:
+    gateway, design = deployed
     design.calls = 0
     best = _top(design, "Galaxy Invaders", 1, ProjectionExpression="UserId")
     assert best == [{"UserId": "104"}]
@@ -102,9 +102,9 @@ def test_which_user_had_the_highest_score_for_galaxy_invaders(served: tuple[Gate
 
 
 @pytest.mark.xfail(strict=True, reason=CRASH + "; and a range on a number is typed String")
-def test_scores_of_a_game_from_a_bound(served: tuple[Gateway, Design]) -> None:
+def test_scores_of_a_game_from_a_bound(deployed: tuple[Gateway, Design]) -> None:
     # The leaderboard from a score up: GameTitle = :title AND TopScore >= :low, highest first.
-    gateway, design = served
+    gateway, design = deployed
     design.calls = 0
     found = design.query(
         "GameTitle = :title AND TopScore >= :low",
@@ -120,9 +120,9 @@ def test_scores_of_a_game_from_a_bound(served: tuple[Gateway, Design]) -> None:
     _same(gateway, query, expected, design)
 
 
-def test_the_best_ratio_of_wins_to_losses_is_not_offered(served: tuple[Gateway, Design]) -> None:
+def test_the_best_ratio_of_wins_to_losses_is_not_offered(deployed: tuple[Gateway, Design]) -> None:
     # The guide answers it with a Scan of the table; nothing that serves a request scans.
-    gateway, _ = served
+    gateway, _ = deployed
     body = gateway.query("{ scores { nodes { wins losses } } }")
     assert body["errors"][0]["extensions"]["code"] == "GRAPHQL_VALIDATION_FAILED"
 
@@ -131,8 +131,8 @@ def test_the_best_ratio_of_wins_to_losses_is_not_offered(served: tuple[Gateway, 
 
 
 @pytest.mark.xfail(strict=True, reason=REFUSED)
-def test_record_a_first_score(served: tuple[Gateway, Design]) -> None:
-    gateway, design = served
+def test_record_a_first_score(deployed: tuple[Gateway, Design]) -> None:
+    gateway, design = deployed
     first = data.item("201", "Starship X", 77, "2015-12-01T10:00:00", 1, 0)
     design.send("put_item", TableName=design.table, Item=typed(first))
     mine = {"userId": "202", "gameTitle": "Starship X", "topScore": 77, "topScoreDateTime": first["TopScoreDateTime"]}
@@ -144,9 +144,9 @@ def test_record_a_first_score(served: tuple[Gateway, Design]) -> None:
 
 
 @pytest.mark.xfail(strict=True, reason=REFUSED)
-def test_a_new_top_score(served: tuple[Gateway, Design]) -> None:
+def test_a_new_top_score(deployed: tuple[Gateway, Design]) -> None:
     # The game's natural write: SET TopScore and its time, and count the win.
-    gateway, design = served
+    gateway, design = deployed
     for user in ("301", "302"):
         design.dynamodb.put_item(
             TableName=design.table, Item=typed(data.item(user, "Attack Ships", 5, "2015-12-01T10:00:00", 1, 1))

@@ -28,7 +28,7 @@ PHOTO = f'username: "alexdebrie", photoId: "{data.SUNRISE}"'
 
 
 @pytest.fixture(scope="module")
-def served(dynamodb: Any, endpoint: str, gateway_factory: Callable[..., Gateway]) -> Iterator[tuple[Gateway, Design]]:
+def deployed(dynamodb: Any, endpoint: str, gateway_factory: Callable[..., Gateway]) -> Iterator[tuple[Gateway, Design]]:
     with table(dynamodb, "dynamodb-instagram", data.create_table) as name:
         fill(endpoint, name, data.items())
         with gateway_factory(name, declaration=DECLARATION) as gateway:
@@ -56,9 +56,9 @@ def _batch_users(design: Design, usernames: list[str]) -> list[dict[str, Any]]:
 # --- reads --------------------------------------------------------------------------------------------------------
 
 
-def test_get_user(served: tuple[Gateway, Design]) -> None:
+def test_get_user(deployed: tuple[Gateway, Design]) -> None:
     # getUser: GetItem USER#<username> / USER#<username>.
-    gateway, design = served
+    gateway, design = deployed
     design.calls = 0
     item = design.get(data.user_key("alexdebrie"))
     assert item is not None
@@ -66,9 +66,9 @@ def test_get_user(served: tuple[Gateway, Design]) -> None:
     assert_pattern(gateway, query, {"user": _user(item)}, (design.calls, 1))
 
 
-def test_get_photo(served: tuple[Gateway, Design]) -> None:
+def test_get_photo(deployed: tuple[Gateway, Design]) -> None:
     # getPhoto: GetItem UP#<username> / PHOTO#<photoId>; the counts are the photo's own attributes.
-    gateway, design = served
+    gateway, design = deployed
     design.calls = 0
     item = design.get(data.photo_key("alexdebrie", data.SUNRISE))
     assert item is not None and item["likesCount"] == 3
@@ -84,10 +84,10 @@ def test_get_photo(served: tuple[Gateway, Design]) -> None:
     assert_pattern(gateway, query, expected, (design.calls, 1))
 
 
-def test_photos_of_user(served: tuple[Gateway, Design]) -> None:
+def test_photos_of_user(deployed: tuple[Gateway, Design]) -> None:
     # The README's "browse all Photos for a particular User in reverse-chronological order" (no code in src/data/):
     # Query PK = UP#<username>, descending; the ULIDs sort by upload time.
-    gateway, design = served
+    gateway, design = deployed
     design.calls = 0
     found = design.query("PK = :pk", {":pk": "UP#alexdebrie"}, ScanIndexForward=False)
     assert [one["photoId"] for one in found] == [data.PHOTOS[1][1], data.SUNRISE]
@@ -97,9 +97,9 @@ def test_photos_of_user(served: tuple[Gateway, Design]) -> None:
     )
 
 
-def test_list_likes_for_photo(served: tuple[Gateway, Design]) -> None:
+def test_list_likes_for_photo(deployed: tuple[Gateway, Design]) -> None:
     # listLikesForPhoto: Query GSI1, GSI1PK = PL#<photoId>, descending: newest like first (by the like's ULID).
-    gateway, design = served
+    gateway, design = deployed
     design.calls = 0
     found = design.query(
         "GSI1PK = :gsi1pk", {":gsi1pk": f"PL#{data.SUNRISE}"}, IndexName="GSI1", ScanIndexForward=False
@@ -113,9 +113,9 @@ def test_list_likes_for_photo(served: tuple[Gateway, Design]) -> None:
     )
 
 
-def test_list_comments_for_photo(served: tuple[Gateway, Design]) -> None:
+def test_list_comments_for_photo(deployed: tuple[Gateway, Design]) -> None:
     # listCommentsForPhoto: Query PK = PC#<photoId>, descending: newest comment first.
-    gateway, design = served
+    gateway, design = deployed
     design.calls = 0
     found = design.query("PK = :pk", {":pk": f"PC#{data.SUNRISE}"}, ScanIndexForward=False)
     assert len(found) == 3
@@ -135,9 +135,9 @@ def test_list_comments_for_photo(served: tuple[Gateway, Design]) -> None:
     assert_pattern(gateway, query, expected, (design.calls, 1))
 
 
-def test_list_followers_of_user(served: tuple[Gateway, Design]) -> None:
+def test_list_followers_of_user(deployed: tuple[Gateway, Design]) -> None:
     # listFollowersOfUser: Query PK = FOLLOW#<username>, then BatchGetItem of the followers: 2 calls, 2 rounds.
-    gateway, design = served
+    gateway, design = deployed
     design.calls = 0
     follows = design.query("PK = :pk", {":pk": "FOLLOW#alexdebrie"})
     users = _batch_users(design, [one["followingUsername"] for one in follows])
@@ -147,9 +147,9 @@ def test_list_followers_of_user(served: tuple[Gateway, Design]) -> None:
     assert_pattern(gateway, query, expected, (design.calls, 2))
 
 
-def test_list_followed_by_user(served: tuple[Gateway, Design]) -> None:
+def test_list_followed_by_user(deployed: tuple[Gateway, Design]) -> None:
     # listFollowedByUser: Query GSI1, GSI1PK = FOLLOW#<username>, then BatchGetItem of the followed: 2 calls, 2 rounds.
-    gateway, design = served
+    gateway, design = deployed
     design.calls = 0
     follows = design.query("GSI1PK = :gsi1pk", {":gsi1pk": "FOLLOW#marcia"}, IndexName="GSI1")
     users = _batch_users(design, [one["followedUsername"] for one in follows])
@@ -159,10 +159,10 @@ def test_list_followed_by_user(served: tuple[Gateway, Design]) -> None:
     assert_pattern(gateway, query, expected, (design.calls, 2))
 
 
-def test_a_photo_with_its_likes_and_comments(served: tuple[Gateway, Design]) -> None:
+def test_a_photo_with_its_likes_and_comments(deployed: tuple[Gateway, Design]) -> None:
     # What the clone's photo page needs, asked in one document: the photo (GetItem) beside its likes (GSI1) and its
     # comments: the three requests the clone sends one after another, sent together.
-    gateway, design = served
+    gateway, design = deployed
     design.calls = 0
     item = design.get(data.photo_key("alexdebrie", data.SUNRISE))
     likes = design.query("GSI1PK = :p", {":p": f"PL#{data.SUNRISE}"}, IndexName="GSI1", ScanIndexForward=False)
@@ -195,9 +195,9 @@ def _name() -> str:
     return f"u{uuid.uuid4().hex[:8]}"
 
 
-def test_create_user(served: tuple[Gateway, Design]) -> None:
+def test_create_user(deployed: tuple[Gateway, Design]) -> None:
     # createUser: PutItem of User.toItem(), counts 0, on attribute_not_exists(PK).
-    gateway, design = served
+    gateway, design = deployed
     theirs, mine = _name(), _name()
     design.send(
         "put_item",
@@ -215,9 +215,9 @@ def test_create_user(served: tuple[Gateway, Design]) -> None:
     assert again["__typename"] == "ConflictError"  # the clone's attribute_not_exists(PK): usernames are unique
 
 
-def test_create_photo(served: tuple[Gateway, Design]) -> None:
+def test_create_photo(deployed: tuple[Gateway, Design]) -> None:
     # createPhoto: PutItem of Photo.toItem() under a new ULID, counts 0, on attribute_not_exists(PK).
-    gateway, design = served
+    gateway, design = deployed
     owner = _name()
     for name in (owner,):
         design.dynamodb.put_item(TableName=design.table, Item=typed(data.user(name, "Owner")))
@@ -299,9 +299,9 @@ def _counted_item(pattern: str, photo_id: str) -> dict[str, Any]:
     "is INTERNAL (KeyError)",
 )
 @pytest.mark.parametrize("pattern", sorted(COUNTED))
-def test_counted_on_the_photo(served: tuple[Gateway, Design], pattern: str) -> None:
+def test_counted_on_the_photo(deployed: tuple[Gateway, Design], pattern: str) -> None:
     # likePhoto, commentOnPhoto: the member if new, and the photo's count + 1, in one TransactWriteItems.
-    gateway, design = served
+    gateway, design = deployed
     field, given, prefix, counter = COUNTED[pattern]
     (owner, theirs), (_, mine) = _twin_photos(design)
     design.calls = 0
@@ -350,8 +350,8 @@ def _follow(design: Design, followed: str, following: str) -> None:
     )
 
 
-def test_follow_user(served: tuple[Gateway, Design]) -> None:
-    gateway, design = served
+def test_follow_user(deployed: tuple[Gateway, Design]) -> None:
+    gateway, design = deployed
     theirs, mine, fan = _name(), _name(), _name()
     for name in (theirs, mine, fan):
         design.dynamodb.put_item(TableName=design.table, Item=typed(data.user(name, name)))

@@ -27,7 +27,7 @@ DECLARATION = load_file(FILE)
 
 
 @pytest.fixture(scope="module")
-def served(dynamodb: Any, endpoint: str, gateway_factory: Callable[..., Gateway]) -> Iterator[tuple[Gateway, Design]]:
+def deployed(dynamodb: Any, endpoint: str, gateway_factory: Callable[..., Gateway]) -> Iterator[tuple[Gateway, Design]]:
     with table(dynamodb, "SNS", data.create_table) as name:
         fill(endpoint, name, data.items())
         with gateway_factory(name, declaration=DECLARATION) as gateway:
@@ -41,9 +41,9 @@ def _after(key: str, prefix: str) -> str:
 # --- reads: the design's seven access patterns ------------------------------------------------------------------
 
 
-def test_get_user_info_by_user_id(served: tuple[Gateway, Design]) -> None:
+def test_get_user_info_by_user_id(deployed: tuple[Gateway, Design]) -> None:
     # getUserInfoByUserID: Query PK = u#<userID>: the count item, then the info item (count < info).
-    gateway, design = served
+    gateway, design = deployed
     design.calls = 0
     found = design.query("PK = :pk", {":pk": "u#12345"})
     assert [one["SK"] for one in found] == ["count", "info"]
@@ -86,9 +86,9 @@ COUNTED = """
     reason="stored names that are no GraphQL names: the count item's follower#, following# and post# load from the "
     "file and then fail the schema's build with a ValueError (a traceback from the CLI, not file:line: key)",
 )
-def test_user_counts(served: tuple[Gateway, Design], gateway_factory: Callable[..., Gateway]) -> None:
+def test_user_counts(deployed: tuple[Gateway, Design], gateway_factory: Callable[..., Gateway]) -> None:
     # getUserInfoByUserID's count item, its counts declared as the design names them.
-    _, design = served
+    _, design = deployed
     text = FILE.read_text()
     counted = text[: text.index("  UserCount:\n")] + COUNTED.lstrip("\n") + text[text.index("  Follower:\n") :]
     declaration = parse(counted, "social_network.yaml")
@@ -107,9 +107,9 @@ def test_user_counts(served: tuple[Gateway, Design], gateway_factory: Callable[.
     ("kind", "root", "field"),
     [("follower", "followersOfUser", "followerId"), ("following", "followingOfUser", "followingId")],
 )
-def test_get_follower_and_following_lists(served: tuple[Gateway, Design], kind: str, root: str, field: str) -> None:
+def test_get_follower_and_following_lists(deployed: tuple[Gateway, Design], kind: str, root: str, field: str) -> None:
     # getFollowerListByUserID, getFollowingListByUserID: Query PK = u#<userID>#follower (#following).
-    gateway, design = served
+    gateway, design = deployed
     design.calls = 0
     found = design.query("PK = :pk", {":pk": f"u#12345#{kind}"})
     assert found
@@ -117,9 +117,9 @@ def test_get_follower_and_following_lists(served: tuple[Gateway, Design], kind: 
     assert_pattern(gateway, f'{{ {root}(userId: "12345") {{ nodes {{ {field} }} }} }}', expected, (design.calls, 1))
 
 
-def test_get_post_list_by_user_id(served: tuple[Gateway, Design]) -> None:
+def test_get_post_list_by_user_id(deployed: tuple[Gateway, Design]) -> None:
     # getPostListByUserID: Query PK = u#<userID>#post.
-    gateway, design = served
+    gateway, design = deployed
     design.calls = 0
     found = design.query("PK = :pk", {":pk": "u#12345#post"})
     assert len(found) == 2
@@ -136,9 +136,9 @@ def test_get_post_list_by_user_id(served: tuple[Gateway, Design]) -> None:
     )
 
 
-def test_get_user_likes_by_post_id(served: tuple[Gateway, Design]) -> None:
+def test_get_user_likes_by_post_id(deployed: tuple[Gateway, Design]) -> None:
     # getUserLikesByPostID: Query PK = p#<postID>#likelist.
-    gateway, design = served
+    gateway, design = deployed
     design.calls = 0
     found = design.query("PK = :pk", {":pk": "p#10001#likelist"})
     assert len(found) == 3
@@ -146,9 +146,9 @@ def test_get_user_likes_by_post_id(served: tuple[Gateway, Design]) -> None:
     assert_pattern(gateway, '{ likesOfPost(postId: "10001") { nodes { userId } } }', expected, (design.calls, 1))
 
 
-def test_get_like_count_by_post_id(served: tuple[Gateway, Design]) -> None:
+def test_get_like_count_by_post_id(deployed: tuple[Gateway, Design]) -> None:
     # getLikeCountByPostID: GetItem p#<postID>#likecount / count; the count is text in etc.
-    gateway, design = served
+    gateway, design = deployed
     design.calls = 0
     item = design.get({"PK": "p#10001#likecount", "SK": "count"})
     assert item is not None
@@ -157,9 +157,9 @@ def test_get_like_count_by_post_id(served: tuple[Gateway, Design]) -> None:
     )
 
 
-def test_get_timeline_by_user_id(served: tuple[Gateway, Design]) -> None:
+def test_get_timeline_by_user_id(deployed: tuple[Gateway, Design]) -> None:
     # getTimelineByUserID: Query PK = u#<userID>#timeline: p#<postID>#u#<author>, with its TTL.
-    gateway, design = served
+    gateway, design = deployed
     design.calls = 0
     found = design.query("PK = :pk", {":pk": "u#12345#timeline"})
     assert len(found) == 2
@@ -206,8 +206,8 @@ WRITES = {
 
 
 @pytest.mark.parametrize("write", sorted(WRITES))
-def test_put(served: tuple[Gateway, Design], write: str) -> None:
-    gateway, design = served
+def test_put(deployed: tuple[Gateway, Design], write: str) -> None:
+    gateway, design = deployed
     field, given, item = WRITES[write]
     result, operations = mutate(gateway, field, given, "")
     assert result["__typename"] == field.removeprefix("create")

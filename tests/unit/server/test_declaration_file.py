@@ -343,7 +343,7 @@ entities:
       status: {type: S, enum: [open, in-progress, 2fa], enum_names: {2fa: TWO_FACTOR}}
       createdAt: {type: N, on_create: now, clock: milliseconds}
       updatedAt: {type: N, on_update: now, clock: milliseconds}
-      _md: {type: S, on_update: now}
+      modified: {type: S, on_update: now}
 """
 
 
@@ -354,7 +354,7 @@ def test_a_file_declares_folded_keys_constants_enum_names_and_kept_times() -> No
     assert store.stored_ids == {"storeId": "storeId"}
     assert store.declared["status"].enum_members == {"open": "open", "in-progress": "in_progress", "2fa": "TWO_FACTOR"}
     assert store.declared["createdAt"].on_create == "now" and store.declared["createdAt"].clock == "milliseconds"
-    assert store.declared["_md"].on_update == "now" and store.declared["_md"].clock is None
+    assert store.declared["modified"].on_update == "now" and store.declared["modified"].clock is None
 
 
 def test_a_kept_time_a_file_cannot_write_is_named_with_its_line() -> None:
