@@ -158,7 +158,7 @@ def _parser() -> argparse.ArgumentParser:
     init = commands.add_parser(
         "init",
         help="draft a YAML declaration from a live table's key schema and a bounded sample read with Scan (with "
-        "recount, the only commands that scan; offline, never while serving)",
+        "recount and check, the only commands that scan; offline, never to answer a request)",
     )
     init.add_argument("--from-table", required=True, metavar="NAME", help="the table to sample")
     init.add_argument(

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from gateway.dynamo.store import table_definition
@@ -332,16 +333,22 @@ def test_serve_refuses_a_table_whose_keys_contradict_the_declaration(
     assert "Traceback" not in err
 
 
+def checked(gateway: Gateway) -> httpx.Response:
+    """``/readyz``'s answer once the check at start-up has ended."""
+    deadline = time.monotonic() + 30
+    while (ready := gateway.http.get("/readyz")).json()["check"]["state"] == "running":
+        assert time.monotonic() < deadline, "the check at start-up did not end"
+        time.sleep(0.05)
+    return ready
+
+
 def test_serve_reports_its_background_sample_in_readiness_metrics_and_the_log(
     tables: Tables, gateway_factory: Callable[..., Gateway], caplog: pytest.LogCaptureFixture
 ) -> None:
     project = {"PK": s("WS#w1"), "SK": s("PROJ#p1"), "title": s("T"), "status": s("ACTIVE")}
     table = tables({**WORKSPACE, "projectCount": n(1)}, project)
-    with caplog.at_level("WARNING", logger="tablegraph.check"), gateway_factory(table) as gateway:
-        deadline = time.monotonic() + 30
-        while (ready := gateway.http.get("/readyz")).json()["check"]["state"] == "running":
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
+    with caplog.at_level("WARNING", logger="tablegraph.check"), gateway_factory(table, check_sample=500) as gateway:
+        ready = checked(gateway)
         metrics = gateway.http.get("/metrics").text
     assert ready.status_code == 200, "findings never make the gateway unready"
     assert ready.json()["check"] == {"state": "done", "sampled": 2, "clean": False, "findings": {"enum": 1}}
@@ -351,3 +358,9 @@ def test_serve_reports_its_background_sample_in_readiness_metrics_and_the_log(
 
     with gateway_factory(table, check_sample=0) as quiet:
         assert quiet.http.get("/readyz").json()["check"] == {"state": "off"}
+
+
+def test_the_background_check_of_a_missing_table_says_it_failed(gateway_factory: Callable[..., Gateway]) -> None:
+    with gateway_factory(f"nosuch-{uuid.uuid4().hex[:6]}", check_sample=10) as gateway:
+        check = checked(gateway).json()["check"]
+    assert check["state"] == "failed" and check["error"]
