@@ -384,12 +384,15 @@ class ItemCheck:
                 fix = f"store {attribute}={value!r} on {entity.name}'s items"
             else:
                 problem = f"discriminator value {_plain(stored)!r} where {value!r} is declared"
+                declare = _both(
+                    f"discriminator=({attribute!r}, {stored!r})",
+                    f"discriminator: {{attribute: {attribute}, value: {stored}}}",
+                )
                 case = isinstance(stored, str) and stored.lower() == value.lower()
                 fix = (
-                    f"declare discriminator=({attribute!r}, {stored!r}) (the items write it in that case)"
+                    f"declare {declare}: the items write it in that case"
                     if case
-                    else f"declare discriminator=({attribute!r}, {stored!r}) if these are {entity.name}s, or "
-                    "declare the entity they are"
+                    else f"declare {declare} if these are {entity.name}s, or declare the entity they are"
                 )
             self._report.add("discriminator", f"{entity.name}.{attribute}", problem, fix, key)
             return
@@ -451,8 +454,8 @@ class ItemCheck:
                 return (
                     name,
                     f"the item lacks {' and '.join(names)}, where every {entity.name} is declared in it",
-                    f"declare {entity.name}'s keys in {name} sparse=True if its items may leave the index, or "
-                    "write the keys",
+                    f"declare {entity.name}'s keys in {name} {_both('sparse=True', 'sparse: true')} if its items may "
+                    "leave the index, or write the keys",
                 )
             for shape in shapes:
                 more = _parse(shape, item.get(index.pk), item.get(index.sk))
@@ -528,6 +531,7 @@ def _value_problems(spec: Attribute, value: Any, where: str) -> list[tuple[str, 
         ]
     each = spec.each
     if each is not None and isinstance(value, list | set):
+        # A list's first bad element stands for the rest: one example of it per item is enough to act on.
         return [problem for one in value for problem in _value_problems(each, one, f"{where}[]")][:1]
     try:
         served = served_value(spec, value, where)
@@ -550,7 +554,8 @@ def _value_problems(spec: Attribute, value: Any, where: str) -> list[tuple[str, 
     if spec.text and isinstance(value, str):
         return [(where, "attribute-type", "holds text that is no number", "declare it S, or rewrite it")]
     if spec.type in ("N", "INT") and isinstance(value, str):
-        fix = f"declare Attribute({spec.type!r}, text=True) if the items keep the number as text, or rewrite them"
+        declare = _both(f"Attribute({spec.type!r}, text=True)", f"{{type: {spec.type}, text: true}}")
+        fix = f"declare {declare} if the items keep the number as text, or rewrite them"
         return [(where, "attribute-type", f"holds text (S) where {spec.type} is declared", fix)]
     if spec.type == "INT" and isinstance(value, Decimal):
         return [(where, "attribute-type", "holds a number that is no 32-bit integer", "declare it N")]
@@ -562,6 +567,11 @@ def _value_problems(spec: Attribute, value: Any, where: str) -> list[tuple[str, 
             f"declare it {stored} as the items hold it, or rewrite them",
         )
     ]
+
+
+def _both(python: str, yaml: str) -> str:
+    """A declaration's fix in both of its forms: the report does not know which one the declaration was written in."""
+    return f"{python} (YAML: {yaml})"
 
 
 def _dynamo_type(value: Any) -> str:

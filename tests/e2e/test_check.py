@@ -150,7 +150,10 @@ def test_a_discriminator_value_in_another_case(
     assert code == EXIT_FAILED
     found = finding(report, "discriminator")
     assert found["problem"] == "discriminator value 'Customer' where 'customer' is declared"
-    assert found["fix"].startswith("declare discriminator=('EntityType', 'Customer')")
+    assert found["fix"].startswith(
+        "declare discriminator=('EntityType', 'Customer') (YAML: discriminator: {attribute: EntityType, value: "
+        "Customer}): the items write it in that case"
+    )
     assert found["examples"] == [{"key": {"PK": "c#2", "SK": "c#2"}}]
 
 
@@ -312,8 +315,10 @@ def test_text_output_groups_findings_with_their_fix_and_examples(
 def test_a_missing_table_and_an_unreachable_endpoint_have_their_own_exit_codes(
     endpoint: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["check", "--endpoint-url", endpoint, "--table", f"nosuch-{uuid.uuid4().hex[:6]}"]) == EXIT_NO_TABLE
-    assert "does not exist" in capsys.readouterr().err
+    for full in ([], ["--full"]):
+        missing = ["check", "--endpoint-url", endpoint, "--table", f"nosuch-{uuid.uuid4().hex[:6]}", *full]
+        assert main(missing) == EXIT_NO_TABLE
+        assert "does not exist" in capsys.readouterr().err
     assert main(["check", "--endpoint-url", "http://127.0.0.1:9", "--full"]) == EXIT_UNREACHABLE
 
 
