@@ -19,6 +19,7 @@ from gateway.design.keys import head
 from gateway.design.model import Attribute, Entity, Index, Item, KeyShape, Model, served_value
 from gateway.dynamo.accounting import Ledger
 from gateway.dynamo.store import Store
+from gateway.dynamo.streams import LEASE_PK, LEASE_SK
 from gateway.errors import GatewayError
 from gateway.writes import building
 
@@ -294,6 +295,8 @@ class ItemCheck:
         self._members.update(building.member_counts(self._writes, items))
         for item in items:
             self._report.scanned += 1
+            if (item.get(self._table.pk), item.get(self._table.sk)) == (LEASE_PK, LEASE_SK):
+                continue  # the gateway's own
             found = self._model.recognise(item)
             if found is None:
                 self._unrecognised(item)

@@ -125,6 +125,14 @@ def test_json_report_has_its_documented_shape(
     assert enum["examples"] == [{"key": {"PK": "WS#w1", "SK": "PROJ#p1"}, "detail": "holds 'ACTIVE'"}]
 
 
+def test_the_stream_readers_lease_is_the_gateways_own_item(
+    endpoint: str, tables: Tables, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lease = {"PK": s("TABLEGRAPH#STREAM-LEASE"), "SK": s("LEASE"), "holder": s("h"), "until": n(0)}
+    code, report = check(endpoint, tables({**WORKSPACE, "projectCount": n(0)}, lease), capsys)
+    assert (code, report["scanned"], report["findings"]) == (0, 2, [])
+
+
 def test_a_sort_key_typo_is_unrecognised_and_named_near_its_template(
     endpoint: str, tables: Tables, capsys: pytest.CaptureFixture[str]
 ) -> None:
