@@ -545,7 +545,8 @@ def _report_text(report: Report) -> str:
     lines.append(
         "no mismatch with the declaration"
         if not errors
-        else f"{len(errors)} mismatches with the declaration, {sum(one.count for one in errors)} in all"
+        else f"{len(errors)} findings of mismatch with the declaration, {sum(one.count for one in errors)} items or "
+        "table settings in all"
     )
     for finding in report.findings:
         lines += ["", f"{finding.severity} {finding.kind}: {finding.subject}: {finding.problem} ({finding.count})"]

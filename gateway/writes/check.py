@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Literal
 
+from gateway.design import values
 from gateway.design.declaration import WriteModel
 from gateway.design.keys import head
 from gateway.design.model import Attribute, Entity, Index, Item, KeyShape, Model, served_value
@@ -558,7 +559,10 @@ def _value_problems(spec: Attribute, value: Any, where: str) -> list[tuple[str, 
         return [(where, "attribute-type", "holds text that is no number", "declare it S, or rewrite it")]
     if spec.type in ("N", "INT") and isinstance(value, str):
         declare = _both(f"Attribute({spec.type!r}, text=True)", f"{{type: {spec.type}, text: true}}")
-        fix = f"declare {declare} if the items keep the number as text, or rewrite them"
+        if values.number_from_text(value) is not None:
+            fix = f"declare {declare} if the items keep the number as text, or rewrite them"
+            return [(where, "attribute-type", f"holds a number as text (S) where {spec.type} is declared", fix)]
+        fix = "declare it S if the items hold text there, or rewrite them"
         return [(where, "attribute-type", f"holds text (S) where {spec.type} is declared", fix)]
     if spec.type == "INT" and isinstance(value, Decimal):
         return [(where, "attribute-type", "holds a number that is no 32-bit integer", "declare it N")]

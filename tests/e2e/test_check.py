@@ -184,6 +184,7 @@ def test_text_where_a_number_is_declared_and_a_date_that_is_none(
     endpoint: str, tables: Tables, capsys: pytest.CaptureFixture[str]
 ) -> None:
     student = {"PK": s("STU#s1"), "SK": s("PROFILE"), "name": s("S"), "year": s("third")}
+    other = {"PK": s("STU#s2"), "SK": s("PROFILE"), "name": s("T"), "year": s("3")}
     enrolment = {
         "PK": s("STU#s1"),
         "SK": s("ENROLL#CRS#c1"),
@@ -192,12 +193,16 @@ def test_text_where_a_number_is_declared_and_a_date_that_is_none(
         "enrolledOn": s("2024/01/02"),
     }
     course = {"PK": s("CRS#c1"), "SK": s("METADATA"), "title": s("C"), "credits": n(5)}
-    code, report = check(endpoint, tables(student, enrolment, course), capsys)
+    code, report = check(endpoint, tables(student, other, enrolment, course), capsys)
     assert code == EXIT_FAILED
+    found = {one["problem"]: one for one in report["findings"] if one["subject"] == "Student.year"}
+    numeral = found.pop("holds a number as text (S) where INT is declared")
+    assert numeral["fix"].startswith("declare Attribute('INT', text=True) (YAML: {type: INT, text: true})")
+    assert numeral["examples"] == [{"key": {"PK": "STU#s2", "SK": "PROFILE"}, "detail": "holds '3'"}]
     found = {one["subject"]: one for one in report["findings"] if one["kind"] == "attribute-type"}
     assert set(found) == {"Student.year", "Enrollment.enrolledOn"}
     assert found["Student.year"]["problem"] == "holds text (S) where INT is declared"
-    assert "text=True" in found["Student.year"]["fix"]
+    assert found["Student.year"]["fix"] == "declare it S if the items hold text there, or rewrite them"
     assert found["Student.year"]["examples"] == [{"key": {"PK": "STU#s1", "SK": "PROFILE"}, "detail": "holds 'third'"}]
     assert found["Enrollment.enrolledOn"]["problem"] == "holds text that is no YYYY-MM-DD date"
 
