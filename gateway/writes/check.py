@@ -35,7 +35,6 @@ SEGMENTS = 4
 """Parallel segments of the Scan of ``--full``."""
 NEAR = 0.6
 """How alike a key's head and a template's must be to be named as a likely typo (difflib's ratio)."""
-"""Parallel segments of the Scan of ``--full``."""
 
 KEY_KINDS = frozenset({"table-keys", "key-type", "index-missing", "index-keys", "index-kind"})
 """Schema findings of a table whose keys contradict the declaration: ``serve`` refuses to start on them."""
@@ -132,7 +131,7 @@ class Report:
 
 
 def declared_keys(index: Index) -> list[tuple[str, str, str]]:
-    """(attribute, HASH or RANGE, DynamoDB type) of ``index`` as declared: every key attribute is text today."""
+    """(attribute, HASH or RANGE, DynamoDB type) of ``index`` as declared: every declared key attribute is text."""
     keys = [(index.pk, "HASH", "S")]
     if index.sk is not None:
         keys.append((index.sk, "RANGE", "S"))
@@ -539,7 +538,7 @@ def _value_problems(spec: Attribute, value: Any, where: str) -> list[tuple[str, 
         return [problem for one in value for problem in _value_problems(each, one, f"{where}[]")][:1]
     try:
         served = served_value(spec, value, where)
-    except (GatewayError, ValueError):
+    except (GatewayError, ValueError):  # refused rather than served as null: a mismatch all the same
         served = None
     if served is not None:
         return []
