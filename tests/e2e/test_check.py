@@ -100,8 +100,11 @@ def test_the_contract_data_is_clean_with_the_demo_declaration(
     # Counters another tool never wrote are a warning: recount sets them.
     assert "warning counter-absent: Workspace.projectCount" in out
 
-    code, report = check(endpoint, contract_table, capsys, "--full")
+    code = main(["check", "--endpoint-url", endpoint, "--table", contract_table, "--full", "--json"])
     assert code == 0
+    out, err = capsys.readouterr()
+    report = json.loads(out)
+    assert "checking  [##############################] 100%" in err, "a progress bar on stderr, as recount's"
     assert report["mode"] == "full" and report["complete"] and report["clean"]
     assert report["scanned"] > 600
     assert {one["severity"] for one in report["findings"]} == {"warning"}
