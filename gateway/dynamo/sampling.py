@@ -1,7 +1,7 @@
-"""A bounded sample of a table another tool filled, and its key schema: what ``tablegraph init`` drafts from.
+"""A bounded sample of a table another tool filled, and its key schema: what ``tablegraph init`` drafts from, and
+what ``tablegraph check`` (and ``serve``'s check at start-up) holds against the declaration.
 
-The sample is read with Scan, the second of the two scans tablegraph has (``recount`` is the other): offline, on
-request, and stopped after ``limit`` items. Nothing that serves requests uses it.
+The sample is read with Scan, stopped after ``limit`` items, on its own client: never one that serves requests.
 """
 
 from __future__ import annotations
@@ -37,6 +37,10 @@ class KeySchema:
 class Sample:
     keys: KeySchema
     items: list[dict[str, Any]]
+    description: Mapping[str, Any] = field(default_factory=dict)
+    """The table as DescribeTable answers."""
+    complete: bool = False
+    """Whether the sample holds every item of the table."""
 
 
 def key_schema(description: Mapping[str, Any]) -> KeySchema:
@@ -57,6 +61,7 @@ async def sample_table(settings: Settings, table: str, limit: int, progress: Pro
         raise ValueError("a sample holds at least one item")
     decode = TypeDeserializer().deserialize
     items: list[dict[str, Any]] = []
+    complete = False
     try:
         async with aioboto3.Session().client("dynamodb", **client_options(settings)) as client:
             described = await client.describe_table(TableName=table)
@@ -70,8 +75,9 @@ async def sample_table(settings: Settings, table: str, limit: int, progress: Pro
                 if not start:
                     # The table held fewer items than asked for: all of them were read.
                     progress(len(items), len(items))
+                    complete = True
                     break
                 params["ExclusiveStartKey"] = start
     except (ClientError, BotoCoreError) as error:
         raise translate(error) from error
-    return Sample(key_schema(described["Table"]), items)
+    return Sample(key_schema(described["Table"]), items, described["Table"], complete)

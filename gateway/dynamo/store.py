@@ -2,7 +2,7 @@
 are batched, lists are Queries.
 
 Writes are conditional, alone or in one transaction; GetItem only reads back what a write just did. The one
-Scan, ``scan_pages``, exists for the offline ``tablegraph recount`` and is never used while serving.
+Scan, ``scan_pages``, exists for the offline ``tablegraph recount`` and ``check --full``, never used while serving.
 ``ClientError`` and connection failures become our own errors through ``dynamo.client.translate``.
 """
 
@@ -360,11 +360,14 @@ class Store:
                 return
             start_key = {k: v["S"] for k, v in last.items()}
 
-    async def scan_pages(self, ledger: Ledger) -> AsyncIterator[list[Item]]:
-        """Every item of the table, a page at a time. Only the offline ``tablegraph recount`` may use this."""
+    async def scan_pages(self, ledger: Ledger, segment: tuple[int, int] | None = None) -> AsyncIterator[list[Item]]:
+        """Every item of the table (of one ``(segment, total segments)`` of it), a page at a time. Only the offline
+        ``tablegraph recount`` and ``tablegraph check --full`` may use this."""
         start: dict[str, Any] | None = None
         while True:
             params: dict[str, Any] = {"TableName": self.table, "ReturnConsumedCapacity": "TOTAL"}
+            if segment is not None:
+                params["Segment"], params["TotalSegments"] = segment
             if start is not None:
                 params["ExclusiveStartKey"] = start
             response, _ = await self._send("Scan", ledger, None, **params)
@@ -375,8 +378,12 @@ class Store:
 
     async def estimated_item_count(self) -> int:
         """DynamoDB's item count for the table, refreshed about every six hours: good for a progress bar."""
-        description = await self._call("DescribeTable", TableName=self.table)
-        return int(description["Table"].get("ItemCount", 0))
+        return int((await self.describe()).get("ItemCount", 0))
+
+    async def describe(self) -> dict[str, Any]:
+        """The table as DescribeTable answers: its keys, indexes, projections and stream."""
+        description: dict[str, Any] = (await self._call("DescribeTable", TableName=self.table))["Table"]
+        return description
 
     # --- administration and seeding -------------------------------------------------------------------------
 

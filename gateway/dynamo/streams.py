@@ -34,8 +34,9 @@ wire format (absent when the stream has none), ``position``, and ``replayed`` wh
 checkpoint (it happened before the reader that read it started)."""
 Publish = Callable[[Record], None]
 
-_LEASE_PK = "TABLEGRAPH#STREAM-LEASE"
-_LEASE_SK = "LEASE"
+LEASE_PK = "TABLEGRAPH#STREAM-LEASE"
+LEASE_SK = "LEASE"
+"""The table key of the stream reader's lease: an item of the gateway's own in the served table, of no entity."""
 _GONE = {"TrimmedDataAccessException", "ResourceNotFoundException"}
 
 
@@ -101,7 +102,7 @@ class StreamClient:
         self._streams = streams
         self.table = table
         index = model.index(None)
-        self._lease_key = {index.pk: {"S": _LEASE_PK}, index.sk: {"S": _LEASE_SK}}
+        self._lease_key = {index.pk: {"S": LEASE_PK}, index.sk: {"S": LEASE_SK}}
         self._pk = index.pk
 
     @classmethod

@@ -132,10 +132,11 @@ def test_the_store_scans_only_for_the_offline_recount_and_init_and_never_calls_p
     }
     assert scanning == {("dynamo/store.py", "scan_pages"), ("dynamo/sampling.py", "sample_table")}
     users = {path for path, tree in modules.items() if "scan_pages" in names(tree) or "scan_pages" in ast.dump(tree)}
-    assert users == {"dynamo/store.py", "writes/recount.py"}
-    # `tablegraph init --from-table` drafts a declaration from a bounded sample; nothing that serves reads it.
+    assert users == {"dynamo/store.py", "writes/recount.py", "writes/check.py"}
+    # `tablegraph init --from-table` drafts a declaration from a bounded sample, `check` checks one, and `serve`
+    # checks one once at start-up on a client of its own: no request reads it.
     samplers = {path for path, tree in modules.items() if "sample_table" in ast.dump(tree)}
-    assert samplers == {"dynamo/sampling.py", "server/cli.py"}
+    assert samplers == {"dynamo/sampling.py", "server/cli.py", "server/checkup.py"}
 
 
 async def test_create_table_refuses_a_table_whose_index_has_other_keys(endpoint: str, dynamodb: Any) -> None:
