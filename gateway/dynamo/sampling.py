@@ -31,6 +31,8 @@ class KeySchema:
     pk: str
     sk: str | None
     indexes: Mapping[str, tuple[str, str | None]] = field(default_factory=dict)
+    types: Mapping[str, str] = field(default_factory=dict)
+    """The key attributes that are not text (S), by name: N or B, as AttributeDefinitions declares them."""
 
 
 @dataclass(frozen=True)
@@ -48,7 +50,12 @@ def key_schema(description: Mapping[str, Any]) -> KeySchema:
 
     pk, sk = pair(description["KeySchema"])
     indexes = {index["IndexName"]: pair(index["KeySchema"]) for index in description.get("GlobalSecondaryIndexes", [])}
-    return KeySchema(pk, sk, indexes)
+    types = {
+        one["AttributeName"]: one["AttributeType"]
+        for one in description.get("AttributeDefinitions", [])
+        if one["AttributeType"] != "S"
+    }
+    return KeySchema(pk, sk, indexes, types)
 
 
 async def sample_table(settings: Settings, table: str, limit: int, progress: Progress) -> Sample:

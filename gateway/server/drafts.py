@@ -146,6 +146,15 @@ def _key_attributes(keys: KeySchema) -> list[tuple[str | None, str, str | None]]
     return [(None, keys.pk, keys.sk), *((name, pk, sk) for name, (pk, sk) in keys.indexes.items())]
 
 
+def _typed(keys: KeySchema, index: _Flow) -> _Flow:
+    """An index's keys with the type of each that is not text (``sk_type: N``), as AttributeDefinitions says."""
+    for part in ("pk", "sk"):
+        kind = keys.types.get(index[part])
+        if kind is not None:
+            index[f"{part}_type"] = kind
+    return index
+
+
 def find_discriminator(items: Sequence[Item], keys: KeySchema) -> str | None:
     """The text attribute every item holds and whose values name a handful of types, if there is one."""
     if not items:
@@ -423,9 +432,9 @@ def draft(groups: Sequence[SampleGroup], keys: KeySchema, table: str) -> Draft:
     for entity in entities:
         _name_fields(entity, owners, words, keys)
     stored = {name for _, pk, sk in _key_attributes(keys) for name in (pk, sk) if name}
-    data: dict[str, Any] = {"table": table, "keys": _Flow(pk=keys.pk, sk=keys.sk)}
+    data: dict[str, Any] = {"table": table, "keys": _typed(keys, _Flow(pk=keys.pk, sk=keys.sk))}
     if keys.indexes:
-        data["indexes"] = {name: _Flow(pk=pk, sk=sk) for name, (pk, sk) in keys.indexes.items()}
+        data["indexes"] = {name: _typed(keys, _Flow(pk=pk, sk=sk)) for name, (pk, sk) in keys.indexes.items()}
     declared: dict[str, Any] = {}
     for entity in entities:
         out: dict[str, Any] = {"keys": {}}

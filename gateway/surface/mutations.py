@@ -24,7 +24,17 @@ from gateway.surface.inputs import (
     set_changes,
     token_of,
 )
-from gateway.surface.toolkit import Fields, Info, article, new_class, resolve_info, signature, upper_first, verbs_of
+from gateway.surface.toolkit import (
+    Fields,
+    Info,
+    article,
+    id_type,
+    new_class,
+    resolve_info,
+    signature,
+    upper_first,
+    verbs_of,
+)
 from gateway.surface.types import (
     CASCADE,
     EXPECTED_VERSION,
@@ -89,12 +99,13 @@ def _delete_description(builder: Builder, entity: Entity) -> str:
 
 def _create(builder: Builder, entity: Entity, verb: str) -> Callable[..., Any]:
     fields = Fields(_input_name(verb))
+    key_type = functools.partial(id_type, builder.model, entity)
     given = [name for name in entity.key_fields if name != entity.mint]
     for name in given:
         if name in entity.optional_id_fields:
-            fields.plain(name, strawberry.ID | None, f"Part of the new {entity.name}'s key.", default=None)
+            fields.plain(name, key_type(name) | None, f"Part of the new {entity.name}'s key.", default=None)
         else:
-            fields.plain(name, strawberry.ID, f"Part of the new {entity.name}'s key.")
+            fields.plain(name, key_type(name), f"Part of the new {entity.name}'s key.")
     for name, spec in input_attributes(entity):
         python = builder.type_of(entity, name, spec, input_=True)
         default = spec.default if spec.enum is None or spec.default is None else python(spec.default)
@@ -128,15 +139,16 @@ def _create(builder: Builder, entity: Entity, verb: str) -> Callable[..., Any]:
 
 def _update(builder: Builder, entity: Entity, verb: str) -> Callable[..., Any]:
     fields = Fields(_input_name(verb))
+    key_type = functools.partial(id_type, builder.model, entity)
     for name in entity.id_fields:
-        fields.plain(name, strawberry.ID, f"Part of the {entity.name}'s key.")
+        fields.plain(name, key_type(name), f"Part of the {entity.name}'s key.")
     fields.plain("expectedVersion", int, EXPECTED_VERSION)
     # A tenant's id never moves: an update would carry the item into another tenant's partition of the index.
     movable = sorted(entity.movable_ids - set(builder.declaration.tenancy.grants))
     for name in movable:
         fields.plain(
             name,
-            strawberry.ID | None,
+            key_type(name) | None,
             f"Part of the {entity.name}'s keys in an index it is in only with it: a value puts it there (or moves it),"
             f" null takes it out. {KEEP}",
             default=strawberry.UNSET,
@@ -190,8 +202,9 @@ def _set_fields(fields: Fields, entity: Entity, name: str, python: Any) -> None:
 
 def _delete(builder: Builder, entity: Entity, verb: str) -> Callable[..., Any]:
     fields = Fields(_input_name(verb))
+    key_type = functools.partial(id_type, builder.model, entity)
     for name in entity.id_fields:
-        fields.plain(name, strawberry.ID, f"Part of the {entity.name}'s key.")
+        fields.plain(name, key_type(name), f"Part of the {entity.name}'s key.")
     fields.plain("expectedVersion", int | None, OPTIONAL_VERSION, default=None)
     if any(collection.parent is entity for collection in builder.model.collections):
         fields.plain("cascade", bool, CASCADE, default=False)

@@ -151,7 +151,7 @@ def update(
                 removes.append(expr.name(index.sk))
         else:
             # A key attribute of the table is never set (DynamoDB refuses it): an index may share it, unchanged.
-            keys = {key: value for key, value in keys.items() if key not in (table.pk, table.sk)}
+            keys = model.stored({key: value for key, value in keys.items() if key not in (table.pk, table.sk)})
             sets += [f"{expr.name(key)} = {expr.value(value)}" for key, value in keys.items()]
     expression = "SET " + ", ".join(sets) + (" REMOVE " + ", ".join(removes) if removes else "")
     expression += _set_members(expr, members)
@@ -359,7 +359,7 @@ def _index_keys_are(model: Model, entity: Entity, ids: Ids, expr: Placeholders) 
     table = model.index(None)
     return [
         f"{expr.name(name)} = {expr.value(value)}"
-        for name, value in model.key_attributes(entity, ids).items()
+        for name, value in model.stored(model.key_attributes(entity, ids)).items()
         if name not in (table.pk, table.sk)
     ]
 
