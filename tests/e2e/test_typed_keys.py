@@ -12,11 +12,12 @@ from typing import Any
 
 import pytest
 
-from gateway import Attribute, Collection, Declaration, Entity, Index, KeyShape, Model
+from gateway import Attribute, Collection, Declaration, Entity, Index, KeyShape, Lookup, Model
 from gateway.dynamo.store import table_definition
 from gateway.server.cli import main
 from gateway.server.declaration_file import load_file
 from tests.support.gateway import Gateway, accounted, answered, assert_pattern, explained, fill
+from tests.support.live import listening, socket
 from tests.support.mutations import mutate
 
 # --- a time series: PK = DEVICE#<deviceId> (S), SK = epoch milliseconds (N) -------------------------------------
@@ -190,23 +191,35 @@ def test_readings_are_created_updated_and_deleted_as_numbers(dynamodb: Any, seri
 GAME = Entity("Game", {None: KeyShape.of("GAME#{game}", "GAME")}, partition=True)
 PLAYER = Entity(
     "Player",
-    {None: KeyShape.of("GAME#{game}", "PLAYER#{playerId}"), "GSI1": KeyShape.of("GAME#{game}", "{score}")},
+    {
+        None: KeyShape.of("GAME#{game}", "PLAYER#{playerId}"),
+        "GSI1": KeyShape.of("GAME#{game}", "{score}"),
+        "GSI2": KeyShape.of("{badge}", "GAME#{game}", sparse=True),
+    },
     {"score": Attribute("INT", "Points so far.", required=True)},
 )
 LEADERBOARD = Collection("Game.leaderboard", GAME, PLAYER, index="GSI1", ascending=False, range="score")
 GAMES = Declaration(
     Model(
         "games",
-        (Index(None, "PK", "SK"), Index("GSI1", "GSI1PK", "GSI1SK", sk_type="N")),
+        (
+            Index(None, "PK", "SK"),
+            Index("GSI1", "GSI1PK", "GSI1SK", sk_type="N"),
+            Index("GSI2", "GSI2PK", "GSI2SK", pk_type="N"),
+        ),
         (GAME, PLAYER),
         collections=(LEADERBOARD,),
+        lookups=(Lookup("playerByBadge", PLAYER, "GSI2"),),
     )
 )
 SCORES = {"ann": 9, "bob": 10, "cy": 100, "dee": 100_000}
+BADGE = 2**40 + 1
+"""The number of dee's badge, a number partition key of GSI2."""
 GAME_ITEMS = [
     {"PK": "GAME#g1", "SK": f"PLAYER#{name}", "GSI1PK": "GAME#g1", "GSI1SK": Decimal(score), "score": Decimal(score)}
     for name, score in SCORES.items()
 ]
+GAME_ITEMS[-1].update({"GSI2PK": Decimal(BADGE), "GSI2SK": "GAME#g1"})
 
 
 @pytest.fixture(scope="module")
@@ -225,6 +238,14 @@ def test_a_leaderboard_reads_an_index_by_its_number_sort_key(games: tuple[Gatewa
         gateway, '{ game(game: "g1") { leaderboard(score: {gte: 10, }) { edges { node { playerId } } } } }'
     )
     assert [edge["node"]["playerId"] for edge in data["game"]["leaderboard"]["edges"]] == ["dee", "cy", "bob"]
+
+
+def test_a_player_is_looked_up_by_a_number_partition_key_of_an_index(games: tuple[Gateway, str]) -> None:
+    gateway, _ = games
+    query = f'{{ playerByBadge(badge: {BADGE}, game: "g1") {{ playerId badge score }} }}'
+    assert_pattern(gateway, query, {"playerByBadge": {"playerId": "dee", "badge": BADGE, "score": 100_000}}, (1, 1))
+    data, _ = answered(gateway, '{ player(game: "g1", playerId: "ann") { badge } }')
+    assert data == {"player": {"badge": None}}
 
 
 def test_a_new_score_moves_a_player_in_the_number_index(dynamodb: Any, games: tuple[Gateway, str]) -> None:
@@ -346,3 +367,18 @@ def test_a_client_token_is_kept_in_a_table_with_a_number_sort_key(dynamodb: Any,
         TableName=table, FilterExpression="begins_with(PK, :t)", ExpressionAttributeValues={":t": {"S": "TOKEN#"}}
     )
     assert [item["SK"] for item in tokens["Items"]] == [{"N": "0"}]
+
+
+async def test_a_reading_written_by_boto3_reaches_a_subscriber_with_its_number_key(
+    dynamodb: Any, series: tuple[Gateway, str]
+) -> None:
+    gateway, table = series
+    query = 'subscription { deviceReadingsChanged(deviceId: "d5") { kind node { ts celsius } } }'
+    async with socket(gateway) as client:
+        await client.subscribe(query)
+        await listening(gateway)
+        dynamodb.put_item(
+            TableName=table, Item={"PK": {"S": "DEVICE#d5"}, "SK": {"N": str(BIG)}, "celsius": {"N": "3"}}
+        )
+        event = await client.event()
+    assert event == {"kind": "CREATED", "node": {"ts": BIG, "celsius": 3}}
