@@ -426,6 +426,18 @@ class Store:
                 raise GatewayError(f"table {self.table!r} exists without the index {index.name!r}")
             if existing[index.name] != {(index.pk, "HASH"), (index.sk, "RANGE")}:
                 raise GatewayError(f"index {index.name!r} of table {self.table!r} has another key schema")
+        # A key of another type than declared matches no key the gateway sends: every read would come back empty.
+        held = {one["AttributeName"]: one["AttributeType"] for one in description.get("AttributeDefinitions", [])}
+        declared = {
+            one["AttributeName"]: one["AttributeType"] for one in table_definition(self.model)["AttributeDefinitions"]
+        }
+        other = sorted(
+            f"{name} is {held[name]}, declared {kind}"
+            for name, kind in declared.items()
+            if held.get(name, kind) != kind
+        )
+        if other:
+            raise GatewayError(f"table {self.table!r} exists with keys of other types: {'; '.join(other)}")
 
     async def put_items(self, items: Iterable[Item]) -> int:
         """Write items in batches of 25, retrying unprocessed ones; for seeding and maintenance."""
