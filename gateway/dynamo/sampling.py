@@ -15,6 +15,7 @@ from boto3.dynamodb.types import TypeDeserializer
 from botocore.exceptions import BotoCoreError, ClientError
 
 from gateway.config import Settings
+from gateway.design.model import KEY_TYPES, KeyType
 from gateway.dynamo.client import client_options, translate
 
 SAMPLE_PAGE = 100
@@ -31,7 +32,7 @@ class KeySchema:
     pk: str
     sk: str | None
     indexes: Mapping[str, tuple[str, str | None]] = field(default_factory=dict)
-    types: Mapping[str, str] = field(default_factory=dict)
+    types: Mapping[str, KeyType] = field(default_factory=dict)
     """The key attributes that are not text (S), by name: N or B, as AttributeDefinitions declares them."""
 
 
@@ -50,10 +51,11 @@ def key_schema(description: Mapping[str, Any]) -> KeySchema:
 
     pk, sk = pair(description["KeySchema"])
     indexes = {index["IndexName"]: pair(index["KeySchema"]) for index in description.get("GlobalSecondaryIndexes", [])}
-    types = {
-        one["AttributeName"]: one["AttributeType"]
+    types: dict[str, KeyType] = {
+        one["AttributeName"]: kind
         for one in description.get("AttributeDefinitions", [])
-        if one["AttributeType"] != "S"
+        for kind in KEY_TYPES
+        if one["AttributeType"] == kind != "S"
     }
     return KeySchema(pk, sk, indexes, types)
 

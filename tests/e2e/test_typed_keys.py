@@ -304,8 +304,9 @@ def test_a_binary_chunk_is_created_as_bytes(dynamodb: Any, files: tuple[Gateway,
 # --- init --from-table ------------------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("sort", ["N", "B"])
 def test_init_drafts_the_key_types_that_describe_table_declares(
-    dynamodb: Any, endpoint: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    dynamodb: Any, endpoint: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], sort: str
 ) -> None:
     name = f"typed-draft-{uuid.uuid4().hex[:8]}"
     dynamodb.create_table(
@@ -313,7 +314,7 @@ def test_init_drafts_the_key_types_that_describe_table_declares(
         BillingMode="PAY_PER_REQUEST",
         AttributeDefinitions=[
             {"AttributeName": "PK", "AttributeType": "S"},
-            {"AttributeName": "SK", "AttributeType": "N"},
+            {"AttributeName": "SK", "AttributeType": sort},
             {"AttributeName": "Board", "AttributeType": "S"},
             {"AttributeName": "Score", "AttributeType": "N"},
         ],
@@ -334,7 +335,12 @@ def test_init_drafts_the_key_types_that_describe_table_declares(
             endpoint,
             name,
             [
-                {"PK": f"DEVICE#{device}", "SK": Decimal(BIG + i), "Board": "b1", "Score": Decimal(i)}
+                {
+                    "PK": f"DEVICE#{device}",
+                    "SK": Decimal(BIG + i) if sort == "N" else bytes([i, 255]),
+                    "Board": "b1",
+                    "Score": Decimal(i),
+                }
                 for device in ("d1", "d2")
                 for i in range(3)
             ],
@@ -346,12 +352,13 @@ def test_init_drafts_the_key_types_that_describe_table_declares(
     finally:
         dynamodb.delete_table(TableName=name)
     model = load_file(output).model
-    assert (model.index(None).pk_type, model.index(None).sk_type) == ("S", "N")
+    assert (model.index(None).pk_type, model.index(None).sk_type) == ("S", sort)
+    assert model.entities[0].primary.sk.pattern.startswith("{")  # one field: a number or binary key holds no text
     assert (model.index("ByScore").pk_type, model.index("ByScore").sk_type) == ("S", "N")
     assert table_definition(model)["AttributeDefinitions"] == [
         {"AttributeName": "Board", "AttributeType": "S"},
         {"AttributeName": "PK", "AttributeType": "S"},
-        {"AttributeName": "SK", "AttributeType": "N"},
+        {"AttributeName": "SK", "AttributeType": sort},
         {"AttributeName": "Score", "AttributeType": "N"},
     ]
 
