@@ -51,12 +51,14 @@ def _parse_long(value: object) -> str:
     exact = isinstance(value, float) and value.is_integer() and abs(value) <= _EXACT_FLOAT
     if exact or (isinstance(value, str) and LONG_TEXT.fullmatch(value)):
         value = int(value)  # type: ignore[call-overload]
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise BadUserInput(f"{value!r} is not a Long: a whole number")
+    if not isinstance(value, int) or isinstance(value, bool) or len(str(abs(value))) > LONG_DIGITS:
+        raise BadUserInput(f"{value!r} is not a Long: a whole number of at most {LONG_DIGITS} digits")
     return str(value)
 
 
-LONG_TEXT = re.compile(r"-?[0-9]{1,40}")
+LONG_DIGITS = 38
+"""DynamoDB's precision: a number holds at most 38 significant digits."""
+LONG_TEXT = re.compile(r"-?[0-9]{1,38}")
 Long = NewType("Long", str)
 """A number key's id (an epoch time in milliseconds): held as its decimal text, served as the ``Long`` scalar."""
 LONG_SCALAR = strawberry.scalar(

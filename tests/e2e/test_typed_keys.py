@@ -64,6 +64,11 @@ def test_a_reading_is_read_by_its_number_key_above_32_bits(series: tuple[Gateway
     gateway, _ = series
     query = f'{{ reading(deviceId: "d1", ts: {BIG}) {{ deviceId ts celsius }} }}'
     assert_pattern(gateway, query, {"reading": {"deviceId": "d1", "ts": BIG, "celsius": BIG % 40}}, (1, 1))
+    # Its digits as a string, for a client whose numbers cannot hold it; and as a variable.
+    data, _ = answered(gateway, f'{{ reading(deviceId: "d1", ts: "{BIG}") {{ ts }} }}')
+    assert data == {"reading": {"ts": BIG}}
+    body = gateway.query('query($ts: Long!) { reading(deviceId: "d1", ts: $ts) { ts } }', {"ts": BIG})
+    assert body["data"] == {"reading": {"ts": BIG}}
 
 
 def test_a_number_key_is_typed_long_in_the_schema(series: tuple[Gateway, str]) -> None:
@@ -81,6 +86,8 @@ def test_a_number_key_is_refused_when_it_is_no_whole_number(series: tuple[Gatewa
     assert body["errors"][0]["extensions"]["code"] in ("BAD_USER_INPUT", "GRAPHQL_VALIDATION_FAILED")
     body = gateway.query('{ reading(deviceId: "d1", ts: 1.5) { ts } }')
     assert body["errors"][0]["extensions"]["code"] in ("BAD_USER_INPUT", "GRAPHQL_VALIDATION_FAILED")
+    body = gateway.query(f'{{ reading(deviceId: "d1", ts: {10**38}) {{ ts }} }}')
+    assert "at most 38 digits" in body["errors"][0]["message"]
 
 
 def test_readings_list_newest_first_in_numeric_order_across_pages(series: tuple[Gateway, str]) -> None:
