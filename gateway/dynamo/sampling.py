@@ -15,6 +15,7 @@ from boto3.dynamodb.types import TypeDeserializer
 from botocore.exceptions import BotoCoreError, ClientError
 
 from gateway.config import Settings
+from gateway.design.model import KEY_TYPES, KeyType
 from gateway.dynamo.client import client_options, translate
 
 SAMPLE_PAGE = 100
@@ -31,6 +32,8 @@ class KeySchema:
     pk: str
     sk: str | None
     indexes: Mapping[str, tuple[str, str | None]] = field(default_factory=dict)
+    types: Mapping[str, KeyType] = field(default_factory=dict)
+    """The key attributes that are not text (S), by name: N or B, as AttributeDefinitions declares them."""
 
 
 @dataclass(frozen=True)
@@ -52,7 +55,13 @@ def key_schema(description: Mapping[str, Any]) -> KeySchema:
 
     pk, sk = pair(description["KeySchema"])
     indexes = {index["IndexName"]: pair(index["KeySchema"]) for index in description.get("GlobalSecondaryIndexes", [])}
-    return KeySchema(pk, sk, indexes)
+    types: dict[str, KeyType] = {
+        one["AttributeName"]: kind
+        for one in description.get("AttributeDefinitions", [])
+        for kind in KEY_TYPES
+        if one["AttributeType"] == kind != "S"
+    }
+    return KeySchema(pk, sk, indexes, types)
 
 
 async def sample_table(settings: Settings, table: str, limit: int, progress: Progress) -> Sample:

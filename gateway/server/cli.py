@@ -450,7 +450,7 @@ def _cause_code(error: GatewayError) -> str:
 
 def _key(declaration: Declaration, item: Item) -> dict[str, str]:
     table = declaration.model.index(None)
-    return {table.pk: item[table.pk], table.sk: item[table.sk]}
+    return dict(zip((table.pk, table.sk), declaration.model.table_key_of(item), strict=True))
 
 
 def _export_schema(

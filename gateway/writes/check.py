@@ -20,7 +20,7 @@ from gateway.design.keys import head
 from gateway.design.model import Attribute, Entity, Index, Item, KeyShape, Model, served_value
 from gateway.dynamo.accounting import Ledger
 from gateway.dynamo.store import Store
-from gateway.dynamo.streams import LEASE_PK, LEASE_SK
+from gateway.dynamo.streams import LEASE_PK
 from gateway.errors import GatewayError
 from gateway.writes import building
 
@@ -131,11 +131,8 @@ class Report:
 
 
 def declared_keys(index: Index) -> list[tuple[str, str, str]]:
-    """(attribute, HASH or RANGE, DynamoDB type) of ``index`` as declared: every declared key attribute is text."""
-    keys = [(index.pk, "HASH", "S")]
-    if index.sk is not None:
-        keys.append((index.sk, "RANGE", "S"))
-    return keys
+    """(attribute, HASH or RANGE, DynamoDB type) of ``index`` as declared."""
+    return [(index.pk, "HASH", index.pk_type), (index.sk, "RANGE", index.sk_type)]
 
 
 DECLARED_PROJECTION = "ALL"
@@ -295,7 +292,7 @@ class ItemCheck:
         self._members.update(building.member_counts(self._writes, items))
         for item in items:
             self._report.scanned += 1
-            if (item.get(self._table.pk), item.get(self._table.sk)) == (LEASE_PK, LEASE_SK):
+            if item.get(self._table.pk) == LEASE_PK:
                 continue  # the gateway's own
             found = self._model.recognise(item)
             if found is None:
