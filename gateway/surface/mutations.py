@@ -265,4 +265,5 @@ async def _run(work: Awaitable[Any]) -> Any:
             message=error.message,
             reason=ConflictReason(error.extensions.get("reason", "CHANGED")),
             current_version=error.extensions.get("currentVersion"),
+            rule=error.extensions.get("rule"),
         )

@@ -264,20 +264,53 @@ def delete(
     )
 
 
-def adjust(model: Model, entity: Entity, ids: Ids, deltas: Mapping[str, int], role: Role = "parent") -> WriteOp:
-    """Add to counters of an item; refused if the item or a counter is absent (it was never counted)."""
+def adjust(
+    model: Model, entity: Entity, ids: Ids, deltas: Mapping[str, int], role: Role = "parent", bounded: bool = True
+) -> WriteOp:
+    """Add to counters of an item; refused if the item or a counter is absent (it was never counted), or, when
+    ``bounded``, if a counter would pass its declared ``maximum`` or ``minimum``."""
     expr = Placeholders()
     adds = [f"{expr.name(counter)} {expr.value(delta)}" for counter, delta in deltas.items()]
-    condition = " AND ".join(f"attribute_exists({expr.name(counter)})" for counter in deltas)
+    conditions = [f"attribute_exists({expr.name(counter)})" for counter in deltas]
+    for counter, delta in deltas.items():
+        bound = counter_bound(entity, counter, delta) if bounded else None
+        if bound is not None:
+            # The count before the write, so that the count after it stays within the bound.
+            conditions.append(f"{expr.name(counter)} {'<=' if delta > 0 else '>='} {expr.value(bound[0] - delta)}")
     return WriteOp(
         "Update",
         model.key(entity, ids),
         Target(entity, ids, role),
         update="ADD " + ", ".join(adds),
-        condition=condition,
+        condition=" AND ".join(conditions),
         names=expr.names,
         values=expr.values,
+        deltas=dict(deltas),
     )
+
+
+def counter_bound(entity: Entity, counter: str, delta: int) -> tuple[int, str] | None:
+    """The bound a change of ``delta`` to ``entity``'s ``counter`` must keep (its ``maximum`` for an increase, its
+    ``minimum`` for a decrease), with the rule's name (``Game.people.maximum``); None for an unbounded one."""
+    spec = entity.declared.get(counter)
+    if spec is None or delta == 0:
+        return None
+    side, bound = ("maximum", spec.maximum) if delta > 0 else ("minimum", spec.minimum)
+    return None if bound is None else (bound, f"{entity.name}.{counter}.{side}")
+
+
+def broken_bound(op: WriteOp, item: Item) -> tuple[str, str, int, int] | None:
+    """The bound a refused counter update would have passed, from the item as it was: the rule's name, the counter,
+    its count and the bound; None when every counter it moves had room."""
+    for counter, delta in op.deltas.items():
+        bound = counter_bound(op.target.entity, counter, delta)
+        count = item.get(counter)
+        if bound is None or count is None:
+            continue
+        after = int(count) + delta
+        if (delta > 0 and after > bound[0]) or (delta < 0 and after < bound[0]):
+            return bound[1], counter, int(count), bound[0]
+    return None
 
 
 def take_number(model: Model, parent: Entity, ids: Ids, numbering: Numbering, seen: int, op: WriteOp | None) -> WriteOp:
@@ -411,12 +444,17 @@ def _counted_in(model: Model, counted: Counted, entity: Entity, ids: Ids) -> boo
 
 
 def counter_ops(
-    writes: WriteModel, members: Iterable[tuple[Entity, Ids]], sign: int, skip: Container[tuple[str, str]] = ()
+    writes: WriteModel,
+    members: Iterable[tuple[Entity, Ids]],
+    sign: int,
+    skip: Container[tuple[str, str]] = (),
+    bounded: bool = True,
 ) -> list[WriteOp]:
     """One counter update per parent item for members created (+1) or deleted (-1) together.
 
     Parents whose key is in ``skip`` are left out: a member written by another tool may point at a parent that
-    does not exist, and deleting such a member has no counter to keep.
+    does not exist, and deleting such a member has no counter to keep. Without ``bounded``, the counters' bounds
+    are not kept: a cascade takes every member, and the parent with them.
     """
     deltas: dict[tuple[str, str], tuple[Entity, dict[str, str], dict[str, int]]] = {}
     for entity, ids in members:
@@ -430,7 +468,7 @@ def counter_ops(
                 continue
             _, _, counters = deltas.setdefault(key, (parent, pids, {}))
             counters[counted.attribute] = counters.get(counted.attribute, 0) + sign
-    return [adjust(writes.model, parent, pids, counters) for parent, pids, counters in deltas.values()]
+    return [adjust(writes.model, parent, pids, counters, bounded=bounded) for parent, pids, counters in deltas.values()]
 
 
 def member_counts(declaration: WriteModel, items: Iterable[Item]) -> Counter[tuple[tuple[str, str], str]]:
@@ -615,9 +653,10 @@ Member = tuple[Entity, Ids]
 def member_deletes(
     writes: WriteModel, members: Sequence[Member], skip: Container[tuple[str, str]] = ()
 ) -> list[WriteOp]:
-    """Delete members that have no members of their own, with their parents' counters, in one transaction."""
+    """Delete members that have no members of their own, with their parents' counters, in one transaction: the
+    members of a cascade, whose parent goes too, so its counters' minimums do not hold them back."""
     deletes = [delete(writes.model, entity, ids, role="member") for entity, ids in members]
-    return deletes + counter_ops(writes, members, -1, skip)
+    return deletes + counter_ops(writes, members, -1, skip, bounded=False)
 
 
 def member_batches(writes: WriteModel, members: Sequence[Member], room: int = 0) -> Iterator[list[Member]]:

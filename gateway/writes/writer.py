@@ -191,11 +191,13 @@ class Writer:
         expected_version: int | None = None,
         cascade: bool = False,
         token: Token | None = None,
+        bounded: bool = True,
     ) -> dict[str, int]:
         """Delete an item; with ``cascade``, its members first, in bounded batches. How many of each went.
 
         The item goes last, by a write that requires its counters at 0, so a cascade that stops half way leaves
-        the item and its remaining members, and running it again finishes the job.
+        the item and its remaining members, and running it again finishes the job. Without ``bounded`` (a member
+        of a cascade), its parents' counters may pass their minimums.
         """
         try:
             ids = await self._complete(entity, ids)
@@ -217,7 +219,7 @@ class Writer:
             deleted.update(partial)
             self._claimed = (token, claim)
         try:
-            return await self._delete(entity, ids, expected_version, cascade, token, claim, deleted)
+            return await self._delete(entity, ids, expected_version, cascade, token, claim, deleted, bounded)
         except BaseException:
             if claim is not None and token is not None:
                 await self._release(token, claim, deleted)
@@ -232,6 +234,7 @@ class Writer:
         token: Token | None,
         claim: str | None,
         deleted: Counter[str],
+        bounded: bool,
     ) -> dict[str, int]:
         missing_parents: set[tuple[str, str]] = set()
         for _ in range(CASCADE_ROUNDS):
@@ -242,7 +245,7 @@ class Writer:
                 expected_version=expected_version,
                 empty_counters=[c.attribute for c in self.declaration.children_of(entity)],
             )
-            ops = [op, *building.counter_ops(self.declaration, [(entity, ids)], -1, missing_parents)]
+            ops = [op, *building.counter_ops(self.declaration, [(entity, ids)], -1, missing_parents, bounded)]
             if token is None:
                 ops += self._progress({entity.name: 1})  # a member of a claimed cascade, deleted with its own
             result = {"deleted": dict(deleted + Counter({entity.name: 1}))}
@@ -312,7 +315,7 @@ class Writer:
                         reason="CHANGED",
                     ) from None
                 if reason.code == "ConditionalCheckFailed" and op.target.role == "parent" and reason.item:
-                    raise _not_counted(op) from None
+                    raise _counter_refused(op, reason.item) from None
             for op, reason in zip(ops, refused.reasons, strict=True):
                 if reason.code == "ConditionalCheckFailed" and op.target.role == "parent" and ops[0].action == "Put":
                     raise NotFound(
@@ -563,7 +566,7 @@ class Writer:
                     for one in members:
                         # A member someone else deleted meanwhile is simply done.
                         with contextlib.suppress(NotFound):
-                            deleted.update(await self.delete(member, one[1], cascade=True))
+                            deleted.update(await self.delete(member, one[1], cascade=True, bounded=False))
                     continue
                 for batch in building.member_batches(self.declaration, members, room=1):
                     await self._delete_members(batch, deleted)
@@ -619,7 +622,7 @@ def _numbering_refused(entity: Entity, ops: Sequence[WriteOp], refused: Refused,
             return _Outnumbered(now)
         # The counter held its number, so the condition that failed is the member counter's it was joined to.
         others = [name for name in op.names.values() if name not in (numbering.counter, *op.key)]
-        return _not_counted(op, ", ".join(others))
+        return _counter_refused(op, reason.item, ", ".join(others))
     put = ops[0]
     if refused.reasons[0].code != "ConditionalCheckFailed":
         return refused
@@ -679,6 +682,22 @@ def _missing_parents(model: Any, ops: Sequence[WriteOp], refused: Refused) -> se
         for op, reason in zip(ops, refused.reasons, strict=False)
         if op.target.role == "parent" and reason.code == "ConditionalCheckFailed" and reason.item is None
     }
+
+
+def _counter_refused(op: WriteOp, item: Item, attribute: str | None = None) -> Conflict:
+    """Why a counter update was refused on a parent that exists: a counter's bound (the design's rule), or a
+    counter never set."""
+    broken = building.broken_bound(op, item)
+    if broken is None:
+        return _not_counted(op, attribute)
+    rule, counter, count, bound = broken
+    limit = "at most" if op.deltas[counter] > 0 else "at least"
+    return Conflict(
+        f"{_describe(op.target.entity, op.target.ids)} has {counter} {count}, and the rule {rule} keeps it"
+        f" {limit} {bound}",
+        reason="RULE",
+        rule=rule,
+    )
 
 
 def _not_counted(op: WriteOp, attribute: str | None = None) -> Conflict:
