@@ -1150,6 +1150,8 @@ def _validate_counter(collection: Collection, counter: str) -> None:
             f"{where} is written by clients (or copied), so totalCount would answer whatever was set: only the"
             f" gateway writes a counter; {fix}"
         )
+    if spec.default not in (None, 0):
+        raise ValueError(f"{where} counts members from 0, not from its default {spec.default!r}: drop default=")
 
 
 def _validate_root(collection: Collection, name: str, taken: Mapping[str, str]) -> None:

@@ -102,10 +102,13 @@ def create(
     *,
     write_id: str,
 ) -> WriteOp:
-    """Put a new item at version 1 with its counters at 0; refused if an item with that key exists."""
+    """Put a new item at version 1 with its counters at 0 and the defaults of what the gateway keeps; refused if an
+    item with that key exists."""
     expr = Placeholders()
     values = {name: value for name, value in attributes.items() if value is not None}
-    item = model.item(entity, ids, {**values, VERSION: 1, **dict.fromkeys(counters, 0), WRITE_ID: write_id})
+    declared = entity.declared.items()
+    kept = {name: spec.default for name, spec in declared if not spec.writable and spec.default is not None}
+    item = model.item(entity, ids, {**kept, **values, VERSION: 1, **dict.fromkeys(counters, 0), WRITE_ID: write_id})
     return WriteOp(
         "Put",
         model.key(entity, ids),
@@ -320,10 +323,9 @@ def take_number(model: Model, parent: Entity, ids: Ids, numbering: Numbering, se
     ``op``: the create's other write of that parent (its member counter's ``ADD``, or a check of what the new item
     copies from it), which this one joins, since a transaction touches an item once."""
     names = {"#q0": numbering.counter, "#q1": model.index(None).pk}
-    values: dict[str, Any] = {":q1": 1}
-    if seen:
-        values[":q0"] = seen
-    taken = "#q0 = :q0" if seen else "attribute_not_exists(#q0)"
+    values: dict[str, Any] = {":q1": 1, ":q0": seen}
+    # A counter at 0 is absent, or stored by its parent's create as its declared default.
+    taken = "#q0 = :q0" if seen else "(attribute_not_exists(#q0) OR #q0 = :q0)"
     condition = f"attribute_exists(#q1) AND {taken}"
     if op is None:
         return WriteOp(

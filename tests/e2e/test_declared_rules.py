@@ -1,4 +1,5 @@
-"""Write rules a design declares as data, kept by DynamoDB in the write that changes the item: bounds on counters."""
+"""Write rules a design declares as data, kept by DynamoDB in the write that changes the item: bounds on counters,
+and defaults of what the gateway keeps, stored on create."""
 
 from __future__ import annotations
 
@@ -119,3 +120,21 @@ def test_the_last_judge_cannot_leave_but_a_cascade_takes_the_game_with_its_judge
 
     assert gone["items"] == [{"type": "Game", "count": 1}, {"type": "Judge", "count": 1}]
     assert stored(dynamodb, lobby, f"GAME#{game}", "JUDGE#bob") is None
+
+
+def test_a_create_stores_the_defaults_of_what_the_gateway_keeps(lobby: Gateway, game: str, dynamodb: Any) -> None:
+    item = stored(dynamodb, lobby, f"GAME#{game}", "GAME")
+
+    assert item is not None
+    assert (item["status"], item["lastMove"]) == ({"S": "open"}, {"N": "0"})
+    assert (item["people"], item["judgeCount"]) == ({"N": "0"}, {"N": "0"})
+
+
+def test_a_number_is_taken_from_a_counter_stored_at_its_default(lobby: Gateway, game: str, dynamodb: Any) -> None:
+    first, _ = mutate(lobby, "createMove", {"gameId": game, "what": "e4"}, "... on Move { moveNumber }")
+    second, _ = mutate(lobby, "createMove", {"gameId": game, "what": "e5"}, "... on Move { moveNumber }")
+
+    assert (first["moveNumber"], second["moveNumber"]) == ("1", "2")
+    item = stored(dynamodb, lobby, f"GAME#{game}", "GAME")
+    assert item is not None and item["lastMove"] == {"N": "2"}
+    assert stored(dynamodb, lobby, f"GAME#{game}", "MOVE#00001") is not None

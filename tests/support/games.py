@@ -1,15 +1,17 @@
-"""A game lobby whose design keeps its own write rules as data: a player count bounded at 50, and a game that keeps
-at least one judge once it has one.
+"""A game lobby whose design keeps its own write rules as data: a player count bounded at 50, a game that keeps
+at least one judge once it has one, and a status and a move counter that the gateway keeps from their defaults.
 
-    Game    PK=GAME#<gameId>  SK=GAME              title, people (players, at most 50), judgeCount (at least 1)
-    Player  PK=GAME#<gameId>  SK=PLAYER#<username>  nickname
+    Game    PK=GAME#<gameId>  SK=GAME                 title, people (players, at most 50), judgeCount (at least 1),
+                                                      status ("open" when created), lastMove (the last move's number)
+    Player  PK=GAME#<gameId>  SK=PLAYER#<username>     nickname
     Judge   PK=GAME#<gameId>  SK=JUDGE#<username>
+    Move    PK=GAME#<gameId>  SK=MOVE#<moveNumber:05>  what; moveNumber 1, 2, 3, ... from the game's lastMove
 """
 
 from __future__ import annotations
 
 from gateway.design.declaration import Declaration
-from gateway.design.model import Attribute, Collection, Entity, Index, KeyShape, Model
+from gateway.design.model import Attribute, Collection, Entity, Index, KeyShape, Model, Numbering
 
 MAX_PLAYERS = 50
 
@@ -20,6 +22,8 @@ GAME = Entity(
         "title": Attribute("S", required=True),
         "people": Attribute("INT", writable=False, maximum=MAX_PLAYERS, description="Players who joined."),
         "judgeCount": Attribute("INT", writable=False, minimum=1),
+        "status": Attribute("S", writable=False, default="open"),
+        "lastMove": Attribute("INT", writable=False, default=0, description="The last move's number."),
     },
 )
 PLAYER = Entity(
@@ -29,15 +33,23 @@ PLAYER = Entity(
     verbs={"create": "joinGame", "delete": "leaveGame"},
 )
 JUDGE = Entity("Judge", {None: KeyShape.of("GAME#{gameId}", "JUDGE#{username}")})
+MOVE = Entity(
+    "Move",
+    {None: KeyShape.of("GAME#{gameId}", "MOVE#{moveNumber:05}")},
+    {"what": Attribute("S", required=True)},
+    mint="moveNumber",
+    minted=Numbering("Game", "lastMove"),
+)
 
 GAMES = Declaration(
     Model(
         "games",
         (Index(None, "PK", "SK"),),
-        (GAME, PLAYER, JUDGE),
+        (GAME, PLAYER, JUDGE, MOVE),
         collections=(
             Collection("Game.players", GAME, PLAYER, counter="people"),
             Collection("Game.judges", GAME, JUDGE, counter="judgeCount"),
+            Collection("Game.moves", GAME, MOVE),
         ),
     )
 )

@@ -46,3 +46,8 @@ def test_a_counter_clients_may_write_is_refused_with_the_fix(people: AttributeTy
 def test_a_counter_that_is_no_whole_number_is_refused(people: AttributeType | Attribute, kind: str) -> None:
     with pytest.raises(ValueError, match=rf"Game\.players: the counter Game\.people is {kind}, and a count is .*{FIX}"):
         players(game(people))
+
+
+def test_a_counter_that_would_start_from_another_number_than_zero_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"Game\.people counts members from 0, not from its default 3: drop default="):
+        players(game(Attribute("INT", writable=False, default=3)))
