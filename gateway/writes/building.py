@@ -12,11 +12,13 @@ from collections import Counter
 from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
+from decimal import Decimal
 from typing import Any, Literal
 
 from gateway.design.declaration import Counted, WriteModel
 from gateway.design.keys import Ids
 from gateway.design.model import Entity, Item, KeyShape, Model, Numbering, indexed_values
+from gateway.design.rules import Caller, Now, Rule, Transition
 from gateway.design.values import SetChange
 from gateway.dynamo.requests import TRANSACTION_LIMIT, Placeholders, Refused, Role, Target, WriteOp
 
@@ -126,11 +128,14 @@ def update(
     entity: Entity,
     ids: Ids,
     changes: Mapping[str, Any],
-    expected_version: int,
+    expected_version: int | None,
     *,
     write_id: str,
+    rules: Sequence[Rule | Transition] = (),
+    caller: str = "",
 ) -> WriteOp:
-    """Set (or, for None, remove) attributes and bump the version, only if the version is still the expected one.
+    """Set (or, for None, remove) attributes and bump the version, only if the version is still the expected one
+    (any version, for None) and the item meets ``rules`` (``caller`` is the subject they may compare with).
 
     A change of an attribute that an index's sort key holds sets that index's keys anew (``ids`` then holds the
     other values of those keys), or removes them when the value is removed (a sparse index)."""
@@ -140,7 +145,11 @@ def update(
     moved = {name: value for name, value in changes.items() if name in entity.movable_ids}
     changes = {name: value for name, value in changes.items() if name not in members and name not in moved}
     sets = [f"{expr.name(name)} = {expr.value(value)}" for name, value in changes.items() if value is not None]
-    sets.append(f"{expr.name(VERSION)} = {expr.value(expected_version + 1)}")
+    version = expr.name(VERSION)
+    if expected_version is None:
+        sets.append(f"{version} = if_not_exists({version}, {expr.value(0)}) + {expr.value(1)}")
+    else:
+        sets.append(f"{version} = {expr.value(expected_version + 1)}")
     sets.append(f"{expr.name(WRITE_ID)} = {expr.value(write_id)}")
     removes = [expr.name(name) for name, value in changes.items() if value is None]
     table = model.index(None)
@@ -160,18 +169,54 @@ def update(
     expression += _set_members(expr, members)
     conditions = [f"attribute_exists({expr.name(model.index(None).pk)})", *_index_keys_are(model, entity, ids, expr)]
     conditions += _room_for(expr, entity, members)
-    condition = " AND ".join([*conditions, _version_is(expr, expected_version)])
+    conditions += rule_conditions(expr, rules, caller)
+    if expected_version is not None:
+        conditions.append(_version_is(expr, expected_version))
     return WriteOp(
         "Update",
         model.key(entity, ids),
         Target(entity, ids, "item"),
         update=expression,
-        condition=condition,
+        condition=" AND ".join(conditions),
         names=expr.names,
         values=expr.values,
         write_id=write_id,
-        version=expected_version + 1,
+        version=None if expected_version is None else expected_version + 1,
     )
+
+
+def rule_conditions(expr: Placeholders, rules: Iterable[Rule | Transition], caller: str) -> list[str]:
+    """The conditions of ``rules`` in a write's ConditionExpression: kept by the write itself, with no read."""
+    out = []
+    for rule in rules:
+        for condition in rule.when:
+            name = expr.name(condition.attribute)
+            if condition.test == "exists":
+                out.append(f"attribute_exists({name})")
+            elif condition.test == "absent":
+                out.append(f"attribute_not_exists({name})")
+            else:
+                value = caller if isinstance(condition.value, Caller) else condition.value
+                if isinstance(value, float):
+                    value = Decimal(str(value))
+                out.append(f"{name} {condition.test} {expr.value(value)}")
+    return out
+
+
+def transition_changes(transition: Transition, now: datetime | None = None) -> dict[str, Any]:
+    """What a transition sets (the time of the write where it says :class:`Now`) and removes (None)."""
+    moment = (now or datetime.now(UTC)).astimezone(UTC)
+    out: dict[str, Any] = {}
+    for name, value in transition.set.items():
+        if isinstance(value, Now):
+            seconds = moment.timestamp()
+            value = {
+                "iso": moment.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+                "epoch": int(seconds),
+                "epoch_ms": int(seconds * 1000),
+            }[value.format]
+        out[name] = value
+    return {**out, **dict.fromkeys(transition.remove)}
 
 
 def _set_members(expr: Placeholders, members: Mapping[str, SetChange]) -> str:
@@ -246,14 +291,18 @@ def delete(
     expected_version: int | None = None,
     empty_counters: Iterable[str] = (),
     role: Role = "item",
+    rules: Sequence[Rule] = (),
+    caller: str = "",
 ) -> WriteOp:
-    """Delete an item that exists, carries the expected version, has every counter at 0, and has these ids.
+    """Delete an item that exists, carries the expected version, has every counter at 0, has these ids, and meets
+    ``rules``.
 
     The ids in other indexes are part of the condition, so an item read earlier to learn its parent (a ticket's
     user) is deleted only if it still belongs to that parent.
     """
     expr = Placeholders()
     conditions = [f"attribute_exists({expr.name(model.index(None).pk)})", *_index_keys_are(model, entity, ids, expr)]
+    conditions += rule_conditions(expr, rules, caller)
     if expected_version is not None:
         conditions.append(_version_is(expr, expected_version))
     conditions += [f"{expr.name(counter)} = {expr.value(0)}" for counter in empty_counters]

@@ -24,6 +24,7 @@ from typing import Any
 from gateway.design.declaration import WriteModel
 from gateway.design.keys import Ids
 from gateway.design.model import Collection, Copy, Entity, Item, Model, Numbering, graphql_name
+from gateway.design.rules import Rule, Transition
 from gateway.design.values import set_fields
 from gateway.dynamo.accounting import Ledger
 from gateway.dynamo.requests import Refused, WriteOp
@@ -148,10 +149,14 @@ class Writer:
         entity: Entity,
         ids: Ids,
         changes: Mapping[str, Any],
-        expected_version: int,
+        expected_version: int | None,
         token: Token | None = None,
+        rules: Sequence[Rule | Transition] | None = None,
     ) -> Item:
-        """Set or remove attributes if the item is still at ``expected_version``; the item as it is after."""
+        """Set or remove attributes if the item is still at ``expected_version`` (None: at any) and meets ``rules``
+        (by default, the entity's update rules; a transition's own); the item as it is after."""
+        if rules is None:
+            rules = self.declaration.rules_for(entity, "update")
         ids = await self._complete(entity, ids, all_ids=True)
         if building.needs_item(entity, ids, changes):
             # The other values of an index key it moves: read now, and the version condition keeps them so.
@@ -161,7 +166,9 @@ class Writer:
         if copies.changes_source(self.model, entity, changes):
             # Marked in the same write: until every copy is rewritten, the parent says so.
             changes = {**changes, copies.PENDING: write_id}
-        op = building.update(self.model, entity, ids, changes, expected_version, write_id=write_id)
+        op = building.update(
+            self.model, entity, ids, changes, expected_version, write_id=write_id, rules=rules, caller=self.caller
+        )
         try:
             applied = await self._apply([op], token, {"ids": dict(ids)})
         except Refused as refused:
@@ -177,7 +184,7 @@ class Writer:
                     f" counted too); it holds at most {entity.declared[name].max_items}",
                     argument=argument,
                 ) from None
-            raise self._explain(op, old, expected_version) from None
+            raise self._explain(op, old, expected_version, rules) from None
         # A transaction (the token's record goes with the update) returns no item: read back what it wrote.
         item = applied.item if applied.item is not None else await self._read_back(entity, ids)
         await self._finish_copies(entity, ids, item)
@@ -191,13 +198,13 @@ class Writer:
         expected_version: int | None = None,
         cascade: bool = False,
         token: Token | None = None,
-        bounded: bool = True,
+        cascaded: bool = False,
     ) -> dict[str, int]:
         """Delete an item; with ``cascade``, its members first, in bounded batches. How many of each went.
 
         The item goes last, by a write that requires its counters at 0, so a cascade that stops half way leaves
-        the item and its remaining members, and running it again finishes the job. Without ``bounded`` (a member
-        of a cascade), its parents' counters may pass their minimums.
+        the item and its remaining members, and running it again finishes the job. An item ``cascaded`` (a member
+        its parent's cascade deletes) is held back neither by its delete rules nor by its parents' minimums.
         """
         try:
             ids = await self._complete(entity, ids)
@@ -219,7 +226,7 @@ class Writer:
             deleted.update(partial)
             self._claimed = (token, claim)
         try:
-            return await self._delete(entity, ids, expected_version, cascade, token, claim, deleted, bounded)
+            return await self._delete(entity, ids, expected_version, cascade, token, claim, deleted, cascaded)
         except BaseException:
             if claim is not None and token is not None:
                 await self._release(token, claim, deleted)
@@ -234,9 +241,10 @@ class Writer:
         token: Token | None,
         claim: str | None,
         deleted: Counter[str],
-        bounded: bool,
+        cascaded: bool,
     ) -> dict[str, int]:
         missing_parents: set[tuple[str, str]] = set()
+        rules = () if cascaded else self.declaration.rules_for(entity, "delete")
         for _ in range(CASCADE_ROUNDS):
             op = building.delete(
                 self.model,
@@ -244,8 +252,11 @@ class Writer:
                 ids,
                 expected_version=expected_version,
                 empty_counters=[c.attribute for c in self.declaration.children_of(entity)],
+                rules=rules,
+                caller=self.caller,
             )
-            ops = [op, *building.counter_ops(self.declaration, [(entity, ids)], -1, missing_parents, bounded)]
+            counters = building.counter_ops(self.declaration, [(entity, ids)], -1, missing_parents, not cascaded)
+            ops = [op, *counters]
             if token is None:
                 ops += self._progress({entity.name: 1})  # a member of a claimed cascade, deleted with its own
             result = {"deleted": dict(deleted + Counter({entity.name: 1}))}
@@ -258,7 +269,7 @@ class Writer:
                 if gone:
                     missing_parents |= gone
                     continue
-                error = self._explain(op, _reason_of(ops, refused, "item"), expected_version)
+                error = self._explain(op, _reason_of(ops, refused, "item"), expected_version, rules)
                 if not (cascade and error.extensions.get("reason") == "HAS_CHILDREN"):
                     raise error from None
                 await self._clear(entity, ids, deleted)
@@ -383,7 +394,9 @@ class Writer:
         result: dict[str, Any] = record["result"]
         return result
 
-    def _explain(self, op: WriteOp, old: Item | None, expected_version: int | None) -> GatewayError:
+    def _explain(
+        self, op: WriteOp, old: Item | None, expected_version: int | None, rules: Sequence[Rule | Transition] = ()
+    ) -> GatewayError:
         """Why a write on the item itself was refused, from the item as it was."""
         entity, ids = op.target.entity, op.target.ids
         if op.action == "Put":
@@ -399,6 +412,15 @@ class Writer:
                 reason="VERSION_MISMATCH",
                 currentVersion=version,
             )
+        for rule in rules:
+            failed = next((c for c in rule.when if not c.holds(old, self.caller)), None)
+            if failed is not None:
+                return Conflict(
+                    f"{_describe(entity, ids)} does not meet the rule {rule.name}: {failed}",
+                    reason="RULE",
+                    rule=rule.name,
+                    currentVersion=version,
+                )
         for counted in self.declaration.children_of(entity):
             count = old.get(counted.attribute)
             if count is None:
@@ -566,7 +588,7 @@ class Writer:
                     for one in members:
                         # A member someone else deleted meanwhile is simply done.
                         with contextlib.suppress(NotFound):
-                            deleted.update(await self.delete(member, one[1], cascade=True, bounded=False))
+                            deleted.update(await self.delete(member, one[1], cascade=True, cascaded=True))
                     continue
                 for batch in building.member_batches(self.declaration, members, room=1):
                     await self._delete_members(batch, deleted)

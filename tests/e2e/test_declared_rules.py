@@ -1,8 +1,9 @@
 """Write rules a design declares as data, kept by DynamoDB in the write that changes the item: bounds on counters,
-and defaults of what the gateway keeps, stored on create."""
+defaults of what the gateway keeps, stored on create, conditions on updates and deletes, and named transitions."""
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections import Counter
 from collections.abc import Callable
@@ -10,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from gateway.server.auth import API_KEY_HEADER, digest
 from tests.support.games import GAMES, MAX_PLAYERS
 from tests.support.gateway import Gateway
 from tests.support.mutations import mutate, mutation, post_all, stored
@@ -25,7 +27,7 @@ def lobby(served: Callable[..., Gateway]) -> Gateway:
 @pytest.fixture
 def game(lobby: Gateway) -> str:
     game_id = f"g-{uuid.uuid4().hex[:8]}"
-    result, _ = mutate(lobby, "createGame", {"gameId": game_id, "title": "Quiz"})
+    result, _ = mutate(lobby, "createGame", {"gameId": game_id, "title": "Quiz", "creator": "alice"})
     assert result["__typename"] == "Game", result
     return game_id
 
@@ -138,3 +140,123 @@ def test_a_number_is_taken_from_a_counter_stored_at_its_default(lobby: Gateway, 
     item = stored(dynamodb, lobby, f"GAME#{game}", "GAME")
     assert item is not None and item["lastMove"] == {"N": "2"}
     assert stored(dynamodb, lobby, f"GAME#{game}", "MOVE#00001") is not None
+
+
+START = "... on Game { status startTime openTimestamp version }"
+
+
+def fill(dynamodb: Any, lobby: Gateway, game_id: str, count: int = MAX_PLAYERS) -> None:
+    """Another writer sets the game's player count (plain boto3), as if ``count`` players had joined."""
+    dynamodb.update_item(
+        TableName=lobby.table,
+        Key={"PK": {"S": f"GAME#{game_id}"}, "SK": {"S": "GAME"}},
+        UpdateExpression="SET people = :n",
+        ExpressionAttributeValues={":n": {"N": str(count)}},
+    )
+
+
+def test_a_full_game_starts_once_in_one_conditional_update(lobby: Gateway, game: str, dynamodb: Any) -> None:
+    fill(dynamodb, lobby, game)
+
+    started, operations = mutate(lobby, "startGame", {"gameId": game}, START)
+    again, again_operations = mutate(lobby, "startGame", {"gameId": game}, RULE)
+
+    assert started["status"] == "started" and started["openTimestamp"] is None and started["version"] == 2
+    assert started["startTime"].endswith("Z")
+    assert operations == {"UpdateItem": 1}
+    item = stored(dynamodb, lobby, f"GAME#{game}", "GAME")
+    assert item is not None and "open_timestamp" not in item
+    assert item["status"] == {"S": "started"} and item["start_time"] == {"S": started["startTime"]}
+    # Only once: open_timestamp is gone, so the rule refuses the second start, and nothing is written.
+    assert again["__typename"] == "ConflictError" and again["reason"] == "RULE" and again["rule"] == "startGame"
+    assert "does not meet the rule startGame: open_timestamp exists" in again["message"]
+    assert again["currentVersion"] == 2 and again_operations == {"UpdateItem": 1}
+    assert stored(dynamodb, lobby, f"GAME#{game}", "GAME") == item
+
+
+def test_a_game_that_is_not_full_does_not_start_and_is_left_as_it_was(lobby: Gateway, game: str, dynamodb: Any) -> None:
+    fill(dynamodb, lobby, game, MAX_PLAYERS - 1)
+    before = stored(dynamodb, lobby, f"GAME#{game}", "GAME")
+
+    refused, _ = mutate(lobby, "startGame", {"gameId": game}, RULE)
+
+    assert refused["__typename"] == "ConflictError" and refused["rule"] == "startGame"
+    assert "people = 50" in refused["message"]
+    assert stored(dynamodb, lobby, f"GAME#{game}", "GAME") == before
+
+
+def test_concurrent_starts_of_a_full_game_let_exactly_one_through(lobby: Gateway, game: str, dynamodb: Any) -> None:
+    fill(dynamodb, lobby, game)
+
+    bodies = post_all(lobby, [(mutation("startGame", RULE), {"input": {"gameId": game}})] * 10)
+
+    outcomes = Counter(
+        f"{body['data']['startGame']['__typename']}:{body['data']['startGame'].get('rule') or ''}" for body in bodies
+    )
+    assert outcomes == {"Game:": 1, "ConflictError:startGame": 9}
+    item = stored(dynamodb, lobby, f"GAME#{game}", "GAME")
+    assert item is not None and item["version"] == {"N": "2"}
+
+
+def test_a_start_of_a_game_that_does_not_exist_is_not_found(lobby: Gateway, dynamodb: Any) -> None:
+    missing = f"g-{uuid.uuid4().hex[:8]}"
+
+    result, _ = mutate(lobby, "startGame", {"gameId": missing}, RULE)
+
+    assert result["__typename"] == "NotFoundError" and result["entity"] == "Game"
+    assert stored(dynamodb, lobby, f"GAME#{missing}", "GAME") is None
+
+
+def test_an_update_and_a_delete_meet_the_rules_on_the_current_item(lobby: Gateway, game: str, dynamodb: Any) -> None:
+    changed, _ = mutate(lobby, "updateGame", {"gameId": game, "expectedVersion": 1, "title": "Open"}, RULE)
+    fill(dynamodb, lobby, game)
+    mutate(lobby, "startGame", {"gameId": game})
+
+    late, operations = mutate(lobby, "updateGame", {"gameId": game, "expectedVersion": 3, "title": "Late"}, RULE)
+    kept, _ = mutate(lobby, "deleteGame", {"gameId": game, "cascade": True}, RULE)
+
+    assert changed["__typename"] == "Game"
+    assert late["__typename"] == "ConflictError" and late["rule"] == "changesWhileOpen"
+    assert "status = 'open'" in late["message"] and operations == {"UpdateItem": 1}
+    assert kept["__typename"] == "ConflictError" and kept["rule"] == "startedGamesStay"
+    item = stored(dynamodb, lobby, f"GAME#{game}", "GAME")
+    assert item is not None and item["title"] == {"S": "Open"} and item["version"] == {"N": "3"}
+
+
+def test_a_stale_version_is_told_before_a_rule(lobby: Gateway, game: str) -> None:
+    mutate(lobby, "updateGame", {"gameId": game, "expectedVersion": 1, "title": "Open"})
+
+    stale, _ = mutate(lobby, "startGame", {"gameId": game, "expectedVersion": 1}, RULE)
+
+    assert stale["__typename"] == "ConflictError" and stale["reason"] == "VERSION_MISMATCH"
+
+
+ALICE, BOB = "tg_key_alice_0123456789", "tg_key_bob_0123456789"
+
+
+@pytest.fixture(scope="module")
+def guarded(served: Callable[..., Gateway]) -> Gateway:
+    """The lobby behind API keys: each caller's subject is its own. Both are admins, whom the rule binds as well."""
+    keys = {digest(ALICE): {"sub": "alice", "roles": ["admin"]}, digest(BOB): {"sub": "bob", "roles": ["admin"]}}
+    return served(GAMES, auth_open=False, api_keys=json.dumps(keys))
+
+
+def test_only_the_caller_who_created_a_game_cancels_it(guarded: Gateway, dynamodb: Any) -> None:
+    game_id = f"g-{uuid.uuid4().hex[:8]}"
+    as_alice, as_bob = {API_KEY_HEADER: ALICE}, {API_KEY_HEADER: BOB}
+    created, _ = mutate(guarded, "createGame", {"gameId": game_id, "title": "Go", "creator": "alice"}, **as_alice)
+    before = stored(dynamodb, guarded, f"GAME#{game_id}", "GAME")
+
+    refused, operations = mutate(guarded, "cancelGame", {"gameId": game_id}, RULE, **as_bob)
+
+    assert created["__typename"] == "Game"
+    assert refused["__typename"] == "ConflictError" and refused["rule"] == "cancelGame"
+    assert "does not meet the rule cancelGame: creator = the caller" in refused["message"]
+    assert operations == {"UpdateItem": 1}
+    assert stored(dynamodb, guarded, f"GAME#{game_id}", "GAME") == before
+
+    cancelled, _ = mutate(guarded, "cancelGame", {"gameId": game_id}, "... on Game { status }", **as_alice)
+
+    assert cancelled == {"__typename": "Game", "status": "cancelled"}
+    item = stored(dynamodb, guarded, f"GAME#{game_id}", "GAME")
+    assert item is not None and item["status"] == {"S": "cancelled"} and "open_timestamp" not in item

@@ -1,8 +1,10 @@
 """A game lobby whose design keeps its own write rules as data: a player count bounded at 50, a game that keeps
-at least one judge once it has one, and a status and a move counter that the gateway keeps from their defaults.
+at least one judge once it has one, a status and a move counter that the gateway keeps from their defaults, and a
+game that starts only when full and only once, changes only while open, and is cancelled only by its creator.
 
-    Game    PK=GAME#<gameId>  SK=GAME                 title, people (players, at most 50), judgeCount (at least 1),
-                                                      status ("open" when created), lastMove (the last move's number)
+    Game    PK=GAME#<gameId>  SK=GAME                 title, creator, people (players, at most 50), judgeCount (at
+                                                      least 1), status ("open" when created), lastMove (the last
+                                                      move's number), open_timestamp (while open), start_time
     Player  PK=GAME#<gameId>  SK=PLAYER#<username>     nickname
     Judge   PK=GAME#<gameId>  SK=JUDGE#<username>
     Move    PK=GAME#<gameId>  SK=MOVE#<moveNumber:05>  what; moveNumber 1, 2, 3, ... from the game's lastMove
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 from gateway.design.declaration import Declaration
 from gateway.design.model import Attribute, Collection, Entity, Index, KeyShape, Model, Numbering
+from gateway.design.rules import Caller, Condition, Now, Rule, Transition
 
 MAX_PLAYERS = 50
 
@@ -20,9 +23,12 @@ GAME = Entity(
     {None: KeyShape.of("GAME#{gameId}", "GAME")},
     {
         "title": Attribute("S", required=True),
+        "creator": Attribute("S", required=True),
         "people": Attribute("INT", writable=False, maximum=MAX_PLAYERS, description="Players who joined."),
         "judgeCount": Attribute("INT", writable=False, minimum=1),
-        "status": Attribute("S", writable=False, default="open"),
+        "status": Attribute("S", writable=False, default="open", enum=("open", "started", "cancelled")),
+        "open_timestamp": Attribute("S", writable=False, on_create="today"),
+        "start_time": Attribute("S", writable=False),
         "lastMove": Attribute("INT", writable=False, default=0, description="The last move's number."),
     },
 )
@@ -51,5 +57,23 @@ GAMES = Declaration(
             Collection("Game.judges", GAME, JUDGE, counter="judgeCount"),
             Collection("Game.moves", GAME, MOVE),
         ),
-    )
+    ),
+    rules=(
+        Transition(
+            "startGame",
+            GAME,
+            when=(Condition("people", "=", MAX_PLAYERS), Condition("open_timestamp", "exists")),
+            set={"start_time": Now(), "status": "started"},
+            remove=("open_timestamp",),
+        ),
+        Transition(
+            "cancelGame",
+            GAME,
+            when=(Condition("creator", "=", Caller()), Condition("status", "=", "open")),
+            set={"status": "cancelled"},
+            remove=("open_timestamp",),
+        ),
+        Rule("changesWhileOpen", GAME, guards=("update",), when=(Condition("status", "=", "open"),)),
+        Rule("startedGamesStay", GAME, guards=("delete",), when=(Condition("status", "<>", "started"),)),
+    ),
 )
