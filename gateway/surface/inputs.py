@@ -117,11 +117,9 @@ def checked(name: str, spec: Attribute, value: Any) -> Any:
 def on_create(entity: Entity, ids: Ids) -> dict[str, Any]:
     """What a create stores besides its input: copies of ids, and the date of creation. A copy of a numbered id
     is the writer's to store: the number is taken as the item is written."""
-    out: dict[str, Any] = {}
+    out = building.id_copies(entity, ids)
     for name, spec in entity.declared.items():
-        if spec.from_id is not None and spec.from_id in ids:
-            out[name] = ids[spec.from_id]
-        elif spec.on_create == "today":
+        if spec.on_create == "today":
             out[name] = building.today()
     return out
 

@@ -17,10 +17,11 @@ from typing import Any, Literal
 
 from gateway.design.declaration import Counted, WriteModel
 from gateway.design.keys import Ids
-from gateway.design.model import Entity, Item, KeyShape, Model, Numbering, indexed_values
+from gateway.design.model import Entity, Item, KeyShape, Model, Numbering, graphql_name, indexed_values
 from gateway.design.rules import Caller, Now, Rule, Transition
 from gateway.design.values import SetChange
 from gateway.dynamo.requests import TRANSACTION_LIMIT, Placeholders, Refused, Role, Target, WriteOp
+from gateway.errors import BadUserInput
 
 VERSION = "version"
 WRITE_ID = "writeId"
@@ -83,6 +84,28 @@ def minted(entity: Entity) -> dict[str, str]:
     return {entity.mint: mint_ulid() if entity.minted == "ulid" else mint_id()}
 
 
+def id_copies(entity: Entity, ids: Mapping[str, str | None]) -> dict[str, Any]:
+    """The stored copies (``from_id``) of the ``ids`` given, typed as declared: a number where the attribute is an
+    N or INT (``"0042"`` as 42), text otherwise; None for an id removed (its copy goes with it)."""
+    out: dict[str, Any] = {}
+    for name, spec in entity.declared.items():
+        if spec.from_id is None or spec.from_id not in ids:
+            continue
+        value = ids[spec.from_id]
+        if value is not None and spec.type in ("N", "INT") and not spec.text:
+            argument = graphql_name(spec.from_id)
+            try:
+                number = Decimal(value)
+            except ArithmeticError:
+                raise BadUserInput(f"{argument} must be a number: it is stored as one", argument=argument) from None
+            if not number.is_finite() or (spec.type == "INT" and number != number.to_integral_value()):
+                raise BadUserInput(f"{argument} must be a whole number: it is stored as one", argument=argument)
+            out[name] = int(number) if spec.type == "INT" else number
+        else:
+            out[name] = value
+    return out
+
+
 def today(now: datetime | None = None) -> str:
     return f"{(now or datetime.now(UTC)).astimezone(UTC):%Y-%m-%d}"
 
@@ -141,9 +164,10 @@ def update(
     other values of those keys), or removes them when the value is removed (a sparse index)."""
     expr = Placeholders()
     members = {name: value for name, value in changes.items() if isinstance(value, SetChange)}
-    # Ids an index's keys hold are written in those keys alone, never as attributes of their own.
+    # Ids an index's keys hold are written in those keys, and in the attributes that copy them.
     moved = {name: value for name, value in changes.items() if name in entity.movable_ids}
     changes = {name: value for name, value in changes.items() if name not in members and name not in moved}
+    changes = {**changes, **id_copies(entity, moved)}
     sets = [f"{expr.name(name)} = {expr.value(value)}" for name, value in changes.items() if value is not None]
     version = expr.name(VERSION)
     if expected_version is None:

@@ -93,7 +93,7 @@ class Writer:
         for _ in range(SEQUENCE_ATTEMPTS):
             number = str(seen + 1)
             # Stored copies of the minted id (``from_id``) are known only now.
-            held = {name: number for name, spec in entity.declared.items() if spec.from_id == mint}
+            held = building.id_copies(entity, {mint: number})
             try:
                 return await self._create(entity, {**ids, mint: number}, {**attributes, **held}, expected, token, seen)
             except _Outnumbered as lost:
@@ -157,7 +157,8 @@ class Writer:
         (by default, the entity's update rules; a transition's own); the item as it is after."""
         if rules is None:
             rules = self.declaration.rules_for(entity, "update")
-        ids = await self._complete(entity, ids, all_ids=True)
+        if self._must_read(entity, ids, changes):
+            ids = await self._complete(entity, ids, all_ids=True)
         if building.needs_item(entity, ids, changes):
             # The other values of an index key it moves: read now, and the version condition keeps them so.
             ids = {**(self.model.ids_of(entity, await self._read_back(entity, ids)) or {}), **ids}
@@ -448,6 +449,15 @@ class Writer:
             else:
                 keys.append(op.key)
         self.guard.check_keys(keys)
+
+    def _must_read(self, entity: Entity, ids: Ids, changes: Mapping[str, Any]) -> bool:
+        """Whether an update reads the item before its one UpdateItem: to re-key an index from values neither the
+        ids nor the changes give, or to show the guard a tenant that only the item's other keys name. Otherwise
+        the version condition (and the rules') keeps the write safe on its own, with no read."""
+        if building.needs_item(entity, ids, changes):
+            return True
+        late = set(self.guard.tenancy.grants) & (entity.all_id_fields - ids.keys())
+        return bool(late) and not self.guard.principal.admin
 
     async def _read_back(self, entity: Entity, ids: Mapping[str, str]) -> Item:
         item = await self.store.get_item(self.model.key(entity, ids), self.ledger)

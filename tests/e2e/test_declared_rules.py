@@ -1,5 +1,6 @@
 """Write rules a design declares as data, kept by DynamoDB in the write that changes the item: bounds on counters,
-defaults of what the gateway keeps, stored on create, conditions on updates and deletes, and named transitions."""
+defaults of what the gateway keeps, stored on create, conditions on updates and deletes, named transitions, and
+stored copies of ids, typed as declared and kept with the id."""
 
 from __future__ import annotations
 
@@ -139,7 +140,9 @@ def test_a_number_is_taken_from_a_counter_stored_at_its_default(lobby: Gateway, 
     assert (first["moveNumber"], second["moveNumber"]) == ("1", "2")
     item = stored(dynamodb, lobby, f"GAME#{game}", "GAME")
     assert item is not None and item["lastMove"] == {"N": "2"}
-    assert stored(dynamodb, lobby, f"GAME#{game}", "MOVE#00001") is not None
+    move = stored(dynamodb, lobby, f"GAME#{game}", "MOVE#00001")
+    # The copy of the number taken is stored as the number the design declares, not as the key's text.
+    assert move is not None and move["number"] == {"N": "1"}
 
 
 START = "... on Game { status startTime openTimestamp version }"
@@ -260,3 +263,42 @@ def test_only_the_caller_who_created_a_game_cancels_it(guarded: Gateway, dynamod
     assert cancelled == {"__typename": "Game", "status": "cancelled"}
     item = stored(dynamodb, guarded, f"GAME#{game_id}", "GAME")
     assert item is not None and item["status"] == {"S": "cancelled"} and "open_timestamp" not in item
+
+
+PLAYER = "... on Player { team version }"
+
+
+def test_a_copy_of_an_id_is_stored_as_the_number_declared_and_follows_the_id_when_an_update_moves_it(
+    lobby: Gateway, game: str, dynamodb: Any
+) -> None:
+    joined, _ = mutate(lobby, "joinGame", {"gameId": game, "username": "ann", "team": "007"}, PLAYER)
+    key = (f"GAME#{game}", "PLAYER#ann")
+    created = stored(dynamodb, lobby, *key)
+
+    moved, operations = mutate(
+        lobby, "updatePlayer", {"gameId": game, "username": "ann", "expectedVersion": 1, "team": "12"}, PLAYER
+    )
+    after_move = stored(dynamodb, lobby, *key)
+    left, _ = mutate(
+        lobby, "updatePlayer", {"gameId": game, "username": "ann", "expectedVersion": 2, "team": None}, PLAYER
+    )
+    after_leaving = stored(dynamodb, lobby, *key)
+
+    assert joined == {"__typename": "Player", "team": "007", "version": 1}
+    assert created is not None and created["teamNumber"] == {"N": "7"} and created["GSI1PK"] == {"S": "TEAM#007"}
+    # The copy moves with the id, in the one UpdateItem that re-keys the index.
+    assert moved == {"__typename": "Player", "team": "12", "version": 2}
+    assert operations == {"UpdateItem": 1}
+    assert (
+        after_move is not None and after_move["teamNumber"] == {"N": "12"} and after_move["GSI1PK"] == {"S": "TEAM#12"}
+    )
+    assert left == {"__typename": "Player", "team": None, "version": 3}
+    assert after_leaving is not None and "teamNumber" not in after_leaving and "GSI1PK" not in after_leaving
+
+
+def test_an_id_whose_copy_is_a_number_must_be_one(lobby: Gateway, game: str, dynamodb: Any) -> None:
+    refused, operations = mutate(lobby, "joinGame", {"gameId": game, "username": "bo", "team": "red"}, PLAYER)
+
+    assert refused["__typename"] == "ValidationFailedError" and refused["field"] == "team"
+    assert "team must be a number: it is stored as one" in refused["message"] and operations == {}
+    assert stored(dynamodb, lobby, f"GAME#{game}", "PLAYER#bo") is None

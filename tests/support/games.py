@@ -5,9 +5,11 @@ game that starts only when full and only once, changes only while open, and is c
     Game    PK=GAME#<gameId>  SK=GAME                 title, creator, people (players, at most 50), judgeCount (at
                                                       least 1), status ("open" when created), lastMove (the last
                                                       move's number), open_timestamp (while open), start_time
-    Player  PK=GAME#<gameId>  SK=PLAYER#<username>     nickname
+    Player  PK=GAME#<gameId>  SK=PLAYER#<username>     nickname, teamNumber (a copy of team, as a number)
+            GSI1PK=TEAM#<team>  GSI1SK=PLAYER#<gameId>#<username>   (sparse: only players in a team)
     Judge   PK=GAME#<gameId>  SK=JUDGE#<username>
-    Move    PK=GAME#<gameId>  SK=MOVE#<moveNumber:05>  what; moveNumber 1, 2, 3, ... from the game's lastMove
+    Move    PK=GAME#<gameId>  SK=MOVE#<moveNumber:05>  what, number (a copy of moveNumber, as a number);
+                                                      moveNumber 1, 2, 3, ... from the game's lastMove
 """
 
 from __future__ import annotations
@@ -34,15 +36,18 @@ GAME = Entity(
 )
 PLAYER = Entity(
     "Player",
-    {None: KeyShape.of("GAME#{gameId}", "PLAYER#{username}")},
-    {"nickname": "S"},
+    {
+        None: KeyShape.of("GAME#{gameId}", "PLAYER#{username}"),
+        "GSI1": KeyShape.of("TEAM#{team}", "PLAYER#{gameId}#{username}", sparse=True),
+    },
+    {"nickname": "S", "teamNumber": Attribute("INT", from_id="team")},
     verbs={"create": "joinGame", "delete": "leaveGame"},
 )
 JUDGE = Entity("Judge", {None: KeyShape.of("GAME#{gameId}", "JUDGE#{username}")})
 MOVE = Entity(
     "Move",
     {None: KeyShape.of("GAME#{gameId}", "MOVE#{moveNumber:05}")},
-    {"what": Attribute("S", required=True)},
+    {"what": Attribute("S", required=True), "number": Attribute("INT", from_id="moveNumber")},
     mint="moveNumber",
     minted=Numbering("Game", "lastMove"),
 )
@@ -50,7 +55,7 @@ MOVE = Entity(
 GAMES = Declaration(
     Model(
         "games",
-        (Index(None, "PK", "SK"),),
+        (Index(None, "PK", "SK"), Index("GSI1", "GSI1PK", "GSI1SK")),
         (GAME, PLAYER, JUDGE, MOVE),
         collections=(
             Collection("Game.players", GAME, PLAYER, counter="people"),
