@@ -13,7 +13,9 @@ from functools import cached_property
 from types import ModuleType
 from typing import Any
 
+from gateway.design import rules as write_rules
 from gateway.design.model import Attribute, Collection, Entity, Index, Item, KeyShape, Model
+from gateway.design.rules import Rule, Transition, Verb, WriteRule
 from gateway.design.tenancy import Tenancy
 
 TOKEN_ENTITY = "MutationToken"
@@ -61,6 +63,8 @@ class WriteModel:
     model: Model
     counted: tuple[Counted, ...]
     token: Entity
+    rules: tuple[WriteRule, ...] = ()
+    """The design's write rules and transitions (see :mod:`gateway.design.rules`)."""
 
     def __post_init__(self) -> None:
         for counted in self.counted:
@@ -78,6 +82,13 @@ class WriteModel:
         """The counters ``entity`` carries: one per collection it is the parent of."""
         return [c for c in self.counted if c.collection.parent is entity]
 
+    def rules_for(self, entity: Entity, verb: Verb) -> tuple[Rule, ...]:
+        """The rules ``entity``'s ``verb`` must meet."""
+        return write_rules.rules_for(self.rules, entity, verb)
+
+    def transitions_of(self, entity: Entity) -> tuple[Transition, ...]:
+        return write_rules.transitions_of(self.rules, entity)
+
 
 @dataclass(frozen=True)
 class Declaration:
@@ -91,6 +102,10 @@ class Declaration:
     """Hand-written fields for special cases, by type name (an entity's, or ``Query``): ``strawberry.field`` fields
     with a resolver. They receive the entity's object (its ids in ``_ids``) and read through
     ``info.context.reader``; the look-ahead does not see into them."""
+    rules: tuple[WriteRule, ...] = ()
+    """The design's write rules as data: conditions on the current item for updates and deletes
+    (:class:`~gateway.design.rules.Rule`), and named transitions, each a mutation of its own
+    (:class:`~gateway.design.rules.Transition`)."""
 
     def __post_init__(self) -> None:
         if not any(entity.name == TOKEN_ENTITY for entity in self.model.entities):
@@ -101,6 +116,7 @@ class Declaration:
             )
             object.__setattr__(self, "model", model)
         self.tenancy.validate(self.model)
+        write_rules.validate(self.model, self.rules)
 
     @cached_property
     def token(self) -> Entity:
@@ -108,17 +124,18 @@ class Declaration:
 
     @cached_property
     def writes(self) -> WriteModel:
-        return write_model(self.model)
+        return write_model(self.model, self.rules)
 
     def entity(self, name: str) -> Entity:
         return next(entity for entity in self.model.entities if entity.name == name)
 
 
-def write_model(model: Model) -> WriteModel:
-    """What the write path keeps for ``model``: the counters its collections declare, and the token records."""
+def write_model(model: Model, rules: tuple[WriteRule, ...] = ()) -> WriteModel:
+    """What the write path keeps for ``model``: the counters its collections declare, the token records, and the
+    design's write rules."""
     counted = tuple(Counted(c, c.counter) for c in model.collections if c.counter is not None)
     token = next(entity for entity in model.entities if entity.name == TOKEN_ENTITY)
-    return WriteModel(model, counted=counted, token=token)
+    return WriteModel(model, counted=counted, token=token, rules=rules)
 
 
 # The example designs are the repository's folder schema/ and install as tablegraph_designs (a top-level `schema`

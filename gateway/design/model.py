@@ -1368,6 +1368,8 @@ def _validate(model: Model) -> frozenset[Entity]:
         if collection.is_union:
             _validate_union(model, collection)
             continue
+        if collection.counter is not None:
+            _validate_counter(collection, collection.counter)
         if collection.entity.partition or (collection.target is not None and collection.target.partition):
             raise ValueError(f"{collection.name}: {collection.entity.name} has no items to list")
         if collection.index not in collection.entity.keys:
@@ -1517,6 +1519,24 @@ def _validate_typed_template(
             if kind == "N"
             else f"{where}: it holds ids only, and {one} is an attribute: make it an id by dropping it from attributes"
         )
+
+
+def _validate_counter(collection: Collection, counter: str) -> None:
+    """A member count is a whole number only the gateway writes: one a client could set would be served as
+    ``totalCount`` whatever it holds."""
+    spec = collection.parent.declared[counter]
+    where = f"{collection.name}: the counter {collection.parent.name}.{counter}"
+    fix = f"declare it {counter!r}: Attribute('INT', writable=False) (YAML: {counter}: {{type: INT, writable: false}})"
+    if spec.type != "INT" or spec.text:
+        stored = f"{spec.type} stored as text" if spec.text else spec.type
+        raise ValueError(f"{where} is {stored}, and a count is a whole number the gateway keeps: {fix}")
+    if spec.writable or spec.from_id is not None or spec.on_create is not None:
+        raise ValueError(
+            f"{where} is written by clients (or copied), so totalCount would answer whatever was set: only the"
+            f" gateway writes a counter; {fix}"
+        )
+    if spec.default not in (None, 0):
+        raise ValueError(f"{where} counts members from 0, not from its default {spec.default!r}: drop default=")
 
 
 def _validate_root(collection: Collection, name: str, taken: Mapping[str, str]) -> None:

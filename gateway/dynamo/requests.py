@@ -75,6 +75,9 @@ class WriteOp:
     """The version this write leaves the item at; creates and updates carry one."""
     expected: dict[str, Any] = field(default_factory=dict)
     """Attributes the condition requires the item to hold: a parent's values that its new member copies."""
+    deltas: dict[str, int] = field(default_factory=dict)
+    """What this write adds to each counter of the item: a refusal is explained from them (a counter missing, or
+    one its bound stopped)."""
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ from gateway.design.model import (
     Numbering,
     Shape,
 )
+from gateway.design.rules import Caller, Condition, Now, Rule, Transition, WriteRule
 from gateway.design.tenancy import Tenancy
 from gateway.surface.graph import build
 
@@ -53,6 +54,8 @@ _TOP = {
     "lookups",
     "copies",
     "tenancy",
+    "rules",
+    "transitions",
 }
 _ENTITY = {
     "description",
@@ -108,6 +111,9 @@ _COLLECTION = {
 _LINK = {"source", "target", "description", "ids"}
 _LOOKUP = {"entity", "index", "description"}
 _COPY = {"collection", "attribute", "source"}
+_CONDITION = {"attribute", "is", "value", "caller"}
+_RULE = {"entity", "guards", "when"}
+_TRANSITION = {"entity", "description", "when", "set", "remove"}
 
 
 class DeclarationFileError(ValueError):
@@ -274,7 +280,23 @@ class _Builder:
             ),
         )
         tenancy = Tenancy(self.names(top.get("tenancy", {}), ("tenancy",)))
-        return self.built(("tenancy",), lambda: Declaration(model, tenancy))  # type: ignore[no-any-return]
+        rules: list[WriteRule] = [
+            self.rule(name, spec, ("rules", name))
+            for name, spec in self.mapping(top.get("rules", {}), ("rules",)).items()
+        ]
+        rules += [
+            self.transition(name, spec, ("transitions", name))
+            for name, spec in self.mapping(top.get("transitions", {}), ("transitions",)).items()
+        ]
+        return self.built(  # type: ignore[no-any-return]
+            self.rule_named, lambda: Declaration(model, tenancy, rules=tuple(rules))
+        )
+
+    def rule_named(self, message: str) -> KeyPath:
+        """The rule or transition a refusal names (``rule 'startGame': ...``), else the tenancy."""
+        subject = message.partition(":")[0]
+        name = subject[len("rule '") : -1] if subject.startswith("rule '") and subject.endswith("'") else ""
+        return next((path for path in (("rules", name), ("transitions", name)) if path in self.lines), ("tenancy",))
 
     def index(self, name: str | None, spec: Any, path: KeyPath) -> Index:
         keys = self.mapping(spec, path, {"pk", "sk", "pk_type", "sk_type"})
@@ -453,6 +475,57 @@ class _Builder:
         entity = self.find(self.entities, data["entity"], (*path, "entity"), "entity")
         index = self.text(data["index"], (*path, "index"))
         return Lookup(name, entity, index, _optional_text(data, "description"))
+
+    def conditions(self, value: Any, path: KeyPath) -> tuple[Condition, ...]:
+        """``[{attribute: people, is: "=", value: 50}, {attribute: creator, is: "=", caller: sub}, ...]``"""
+        if not isinstance(value, list):
+            raise self.fail(path, f"expected a list of conditions, found {_kind(value)}")
+        return tuple(self.condition(spec, (*path, i)) for i, spec in enumerate(value))
+
+    def condition(self, spec: Any, path: KeyPath) -> Condition:
+        data = self.mapping(spec, path, _CONDITION)
+        if not {"attribute", "is"} <= set(data):
+            raise self.fail(path, "a condition names its attribute and how it is tested (is: =, exists, ...)")
+        if "value" in data and "caller" in data:
+            raise self.fail(path, "a condition compares with a value or with the caller, not both")
+        attribute = self.text(data["attribute"], (*path, "attribute"))
+        compared = data.get("value")
+        if "caller" in data:
+            claim = self.text(data["caller"], (*path, "caller"))
+            compared = self.built((*path, "caller"), lambda: Caller(claim))
+        return self.built(path, lambda: Condition(attribute, data["is"], compared))  # type: ignore[no-any-return]
+
+    def rule(self, name: str, spec: Any, path: KeyPath) -> Rule:
+        data = self.mapping(spec, path, _RULE)
+        for required in ("entity", "guards", "when"):
+            if required not in data:
+                raise self.fail(path, f"{required!r} is required: a rule guards an entity's update or delete")
+        entity = self.find(self.entities, data["entity"], (*path, "entity"), "entity")
+        guards = self.texts(data["guards"], (*path, "guards"))
+        return Rule(name, entity, guards, self.conditions(data["when"], (*path, "when")))  # type: ignore[arg-type]
+
+    def transition(self, name: str, spec: Any, path: KeyPath) -> Transition:
+        data = self.mapping(spec, path, _TRANSITION)
+        if "entity" not in data:
+            raise self.fail(path, "'entity' is required: a transition changes one entity's item")
+        entity = self.find(self.entities, data["entity"], (*path, "entity"), "entity")
+        changes = {
+            attribute: self.now(value, (*path, "set", attribute)) if isinstance(value, dict) else value
+            for attribute, value in self.mapping(data.get("set", {}), (*path, "set")).items()
+        }
+        return Transition(
+            name,
+            entity,
+            when=self.conditions(data.get("when", []), (*path, "when")),
+            set=changes,
+            remove=self.texts(data.get("remove", []), (*path, "remove")),
+            description=_optional_text(data, "description"),
+        )
+
+    def now(self, value: Any, path: KeyPath) -> Now:
+        """``{now: iso}``: the time of the write."""
+        data = self.mapping(value, path, {"now"})
+        return self.built(path, lambda: Now(data.get("now", "iso")))  # type: ignore[no-any-return]
 
     def copies(self, value: Any, path: KeyPath) -> tuple[Copy, ...]:
         if not isinstance(value, list):

@@ -115,13 +115,11 @@ def checked(name: str, spec: Attribute, value: Any) -> Any:
 
 
 def on_create(entity: Entity, ids: Ids) -> dict[str, Any]:
-    """What a create stores besides its input: copies of ids, the date and the times it keeps. A copy of a numbered
-    id is the writer's to store: the number is taken as the item is written."""
-    out: dict[str, Any] = building.stamps(entity, creating=True)
+    """What a create stores besides its input: copies of ids (typed as declared), the date and the times it keeps.
+    A copy of a numbered id is the writer's to store: the number is taken as the item is written."""
+    out: dict[str, Any] = {**building.stamps(entity, creating=True), **building.id_copies(entity, ids)}
     for name, spec in entity.declared.items():
-        if spec.from_id is not None and spec.from_id in ids:
-            out[name] = ids[spec.from_id]
-        elif spec.on_create == "today":
+        if spec.on_create == "today":
             out[name] = building.today()
     return out
 

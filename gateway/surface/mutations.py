@@ -13,6 +13,7 @@ import strawberry
 
 from gateway.design.keys import validate_id
 from gateway.design.model import Entity, Item, Numbering, graphql_name
+from gateway.design.rules import Transition
 from gateway.design.values import set_fields
 from gateway.errors import BadUserInput, Conflict, NotFound, Unavailable
 from gateway.surface.builder import Builder
@@ -75,6 +76,9 @@ def mutation_type(builder: Builder) -> Any:
         description = f"Change {article(entity.name)} {entity.name} if it is still at expectedVersion."
         fields.resolved(update, result, _update(builder, entity, update), description)
         fields.resolved(delete, DeleteResult, _delete(builder, entity, delete), _delete_description(builder, entity))
+        for transition in builder.declaration.writes.transitions_of(entity):
+            description = transition.description or _transition_description(entity, transition)
+            fields.resolved(transition.name, result, _transition(builder, entity, transition), description)
     if not fields.annotations:
         return None
     mutation = new_class("Mutation")
@@ -154,8 +158,7 @@ def _create(builder: Builder, entity: Entity, verb: str) -> Callable[..., Any]:
 def _update(builder: Builder, entity: Entity, verb: str) -> Callable[..., Any]:
     fields = Fields(_input_name(verb))
     key_type = functools.partial(id_type, builder.model, entity)
-    for name in entity.id_fields:
-        fields.plain(name, key_type(name), f"Part of the {entity.name}'s key.")
+    _key_inputs(builder, fields, entity)
     fields.plain("expectedVersion", int, EXPECTED_VERSION)
     # A tenant's id never moves: an update would carry the item into another tenant's partition of the index.
     movable = sorted(entity.movable_ids - set(builder.declaration.tenancy.grants))
@@ -177,9 +180,7 @@ def _update(builder: Builder, entity: Entity, verb: str) -> Callable[..., Any]:
     input_type = _input(fields, f"The changes to {article(entity.name)} {entity.name}, at the version read last.")
 
     async def update(info: Info, data: Any, client_token: str | None) -> Any:
-        ids = builder.model.canonical(
-            entity, {name: validate_id(getattr(data, name), graphql_name(name)) for name in entity.id_fields}
-        )
+        ids = _item_ids(builder, entity, data)
         changes = inputs(entity, data)
         changes = {**changes, **set_changes(entity, data, changes), **building.stamps(entity, creating=False)}
         for name in movable:
@@ -194,6 +195,52 @@ def _update(builder: Builder, entity: Entity, verb: str) -> Callable[..., Any]:
         )
 
     return _mutation_resolver(update, input_type, f"The {entity.name} to change, and how.")
+
+
+def _transition_description(entity: Entity, transition: Transition) -> str:
+    """What a transition does, from its data: what it requires, sets and removes."""
+    parts = []
+    if transition.when:
+        parts.append("only when " + " and ".join(str(one) for one in transition.when))
+    if transition.set:
+        parts.append("sets " + ", ".join(graphql_name(name) for name in transition.set))
+    if transition.remove:
+        parts.append("removes " + ", ".join(graphql_name(name) for name in transition.remove))
+    return f"Change {article(entity.name)} {entity.name}: " + "; ".join(parts) + "."
+
+
+def _transition(builder: Builder, entity: Entity, transition: Transition) -> Callable[..., Any]:
+    fields = Fields(_input_name(transition.name))
+    _key_inputs(builder, fields, entity)
+    fields.plain(
+        "expectedVersion", int | None, "When given, change it only if it is still at this version.", default=None
+    )
+    input_type = _input(fields, f"The {entity.name} to change by {transition.name}.")
+
+    async def change(info: Info, data: Any, client_token: str | None) -> Any:
+        ids = _item_ids(builder, entity, data)
+        version = expected_version(data.expectedVersion)
+        token = token_of(info, client_token, data)
+        changes = building.transition_changes(transition)
+        writer = _writer(builder, info)
+        item = await writer.update(entity, ids, changes, version, token, rules=(transition,))
+        return await _written(builder, info, entity, item)
+
+    return _mutation_resolver(change, input_type, f"The {entity.name} to change.")
+
+
+def _key_inputs(builder: Builder, fields: Fields, entity: Entity) -> None:
+    """The input fields that name one item: its table key's ids, of their key's type."""
+    key_type = functools.partial(id_type, builder.model, entity)
+    for name in entity.id_fields:
+        fields.plain(name, key_type(name), f"Part of the {entity.name}'s key.")
+
+
+def _item_ids(builder: Builder, entity: Entity, data: Any) -> dict[str, str]:
+    """The ids an input names its item by, checked and in their stored form."""
+    return builder.model.canonical(
+        entity, {name: validate_id(getattr(data, name), graphql_name(name)) for name in entity.id_fields}
+    )
 
 
 def _set_fields(fields: Fields, entity: Entity, name: str, python: Any) -> None:
@@ -216,18 +263,14 @@ def _set_fields(fields: Fields, entity: Entity, name: str, python: Any) -> None:
 
 def _delete(builder: Builder, entity: Entity, verb: str) -> Callable[..., Any]:
     fields = Fields(_input_name(verb))
-    key_type = functools.partial(id_type, builder.model, entity)
-    for name in entity.id_fields:
-        fields.plain(name, key_type(name), f"Part of the {entity.name}'s key.")
+    _key_inputs(builder, fields, entity)
     fields.plain("expectedVersion", int | None, OPTIONAL_VERSION, default=None)
     if any(collection.parent is entity for collection in builder.model.collections):
         fields.plain("cascade", bool, CASCADE, default=False)
     input_type = _input(fields, f"The {entity.name} to delete.")
 
     async def delete(info: Info, data: Any, client_token: str | None) -> Deleted:
-        ids = builder.model.canonical(
-            entity, {name: validate_id(getattr(data, name), graphql_name(name)) for name in entity.id_fields}
-        )
+        ids = _item_ids(builder, entity, data)
         version = expected_version(data.expectedVersion)
         token = token_of(info, client_token, data)
         cascade = bool(getattr(data, "cascade", False))
@@ -292,4 +335,5 @@ async def _run(work: Awaitable[Any]) -> Any:
             message=error.message,
             reason=ConflictReason(error.extensions.get("reason", "CHANGED")),
             current_version=error.extensions.get("currentVersion"),
+            rule=error.extensions.get("rule"),
         )

@@ -221,6 +221,9 @@ class ConflictReason(Enum):
         "TOKEN_REUSED", description="The clientToken was used before with other arguments."
     )
     CHANGED = strawberry.enum_value("CHANGED", description="The item changed while the mutation ran; read it again.")
+    RULE = strawberry.enum_value(
+        "RULE", description="A write rule of the design refused the change (a counter's bound, a condition): see rule."
+    )
 
 
 @strawberry.type(description="The table is not in the state the mutation needs; nothing was changed.")
@@ -228,6 +231,9 @@ class ConflictError(MutationError):
     reason: ConflictReason = strawberry.field(description="What kind of conflict it is.")
     current_version: int | None = strawberry.field(
         description="The item's version now, when it exists: read it again, or retry with this expectedVersion."
+    )
+    rule: str | None = strawberry.field(
+        default=None, description="The name of the design's write rule that refused it, when reason is RULE."
     )
 
 

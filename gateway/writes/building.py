@@ -12,13 +12,16 @@ from collections import Counter
 from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 from typing import Any, Literal
 
 from gateway.design.declaration import Counted, WriteModel
 from gateway.design.keys import Ids
-from gateway.design.model import Clock, Entity, Item, KeyShape, Model, Numbering, indexed_values
+from gateway.design.model import Clock, Entity, Item, KeyShape, Model, Numbering, graphql_name, indexed_values
+from gateway.design.rules import Caller, Now, Rule, Transition
 from gateway.design.values import SetChange
 from gateway.dynamo.requests import TRANSACTION_LIMIT, Placeholders, Refused, Role, Target, WriteOp
+from gateway.errors import BadUserInput
 
 VERSION = "version"
 WRITE_ID = "writeId"
@@ -84,6 +87,28 @@ def minted(entity: Entity) -> dict[str, str]:
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
+def id_copies(entity: Entity, ids: Mapping[str, str | None]) -> dict[str, Any]:
+    """The stored copies (``from_id``) of the ``ids`` given, typed as declared: a number where the attribute is an
+    N or INT (``"0042"`` as 42), text otherwise; None for an id removed (its copy goes with it)."""
+    out: dict[str, Any] = {}
+    for name, spec in entity.declared.items():
+        if spec.from_id is None or spec.from_id not in ids:
+            continue
+        value = ids[spec.from_id]
+        if value is not None and spec.type in ("N", "INT") and not spec.text:
+            argument = graphql_name(spec.from_id)
+            try:
+                number = Decimal(value)
+            except ArithmeticError:
+                raise BadUserInput(f"{argument} must be a number: it is stored as one", argument=argument) from None
+            if not number.is_finite() or (spec.type == "INT" and number != number.to_integral_value()):
+                raise BadUserInput(f"{argument} must be a whole number: it is stored as one", argument=argument)
+            out[name] = int(number) if spec.type == "INT" else number
+        else:
+            out[name] = value
+    return out
+
+
 def today(now: datetime | None = None) -> str:
     return f"{(now or datetime.now(UTC)).astimezone(UTC):%Y-%m-%d}"
 
@@ -127,10 +152,13 @@ def create(
     *,
     write_id: str,
 ) -> WriteOp:
-    """Put a new item at version 1 with its counters at 0; refused if an item with that key exists."""
+    """Put a new item at version 1 with its counters at 0 and the defaults of what the gateway keeps; refused if an
+    item with that key exists."""
     expr = Placeholders()
     values = {name: value for name, value in attributes.items() if value is not None}
-    item = model.item(entity, ids, {**values, VERSION: 1, **dict.fromkeys(counters, 0), WRITE_ID: write_id})
+    declared = entity.declared.items()
+    kept = {name: spec.default for name, spec in declared if not spec.writable and spec.default is not None}
+    item = model.item(entity, ids, {**kept, **values, VERSION: 1, **dict.fromkeys(counters, 0), WRITE_ID: write_id})
     return WriteOp(
         "Put",
         model.key(entity, ids),
@@ -148,19 +176,23 @@ def update(
     entity: Entity,
     ids: Ids,
     changes: Mapping[str, Any],
-    expected_version: int,
+    expected_version: int | None,
     *,
     write_id: str,
+    rules: Sequence[Rule | Transition] = (),
+    caller: str = "",
 ) -> WriteOp:
-    """Set (or, for None, remove) attributes and bump the version, only if the version is still the expected one.
+    """Set (or, for None, remove) attributes and bump the version, only if the version is still the expected one
+    (any version, for None) and the item meets ``rules`` (``caller`` is the subject they may compare with).
 
     A change of an attribute that an index's sort key holds sets that index's keys anew (``ids`` then holds the
     other values of those keys), or removes them when the value is removed (a sparse index)."""
     expr = Placeholders()
     members = {name: value for name, value in changes.items() if isinstance(value, SetChange)}
-    # Ids an index's keys hold are written in those keys alone, never as attributes of their own.
+    # Ids an index's keys hold are written in those keys, and in the attributes that copy them.
     moved = {name: value for name, value in changes.items() if name in entity.movable_ids}
     changes = {name: value for name, value in changes.items() if name not in members and name not in moved}
+    changes = {**changes, **id_copies(entity, moved)}
     # By attribute: an attribute that is itself an index's key (``{LastPaymentDate}`` in GSI-2's sort key) is set
     # once, as DynamoDB refuses an update naming one path twice.
     sets: dict[str, Any] = {name: value for name, value in changes.items() if value is not None}
@@ -177,25 +209,67 @@ def update(
         else:
             # A key attribute of the table is never set (DynamoDB refuses it): an index may share it, unchanged.
             sets.update(model.stored({key: value for key, value in keys.items() if key not in (table.pk, table.sk)}))
-    sets.update({VERSION: expected_version + 1, WRITE_ID: write_id})
-    expression = "SET " + ", ".join(f"{expr.name(name)} = {expr.value(value)}" for name, value in sets.items())
+    assignments = [f"{expr.name(name)} = {expr.value(value)}" for name, value in sets.items()]
+    version = expr.name(VERSION)
+    if expected_version is None:
+        assignments.append(f"{version} = if_not_exists({version}, {expr.value(0)}) + {expr.value(1)}")
+    else:
+        assignments.append(f"{version} = {expr.value(expected_version + 1)}")
+    assignments.append(f"{expr.name(WRITE_ID)} = {expr.value(write_id)}")
+    expression = "SET " + ", ".join(assignments)
     removed = [expr.name(name) for name in removes if name not in sets]
     expression += " REMOVE " + ", ".join(removed) if removed else ""
     expression += _set_members(expr, members)
     conditions = [f"attribute_exists({expr.name(model.index(None).pk)})", *_index_keys_are(model, entity, ids, expr)]
     conditions += _room_for(expr, entity, members)
-    condition = " AND ".join([*conditions, _version_is(expr, expected_version)])
+    conditions += rule_conditions(expr, rules, caller)
+    if expected_version is not None:
+        conditions.append(_version_is(expr, expected_version))
     return WriteOp(
         "Update",
         model.key(entity, ids),
         Target(entity, ids, "item"),
         update=expression,
-        condition=condition,
+        condition=" AND ".join(conditions),
         names=expr.names,
         values=expr.values,
         write_id=write_id,
-        version=expected_version + 1,
+        version=None if expected_version is None else expected_version + 1,
     )
+
+
+def rule_conditions(expr: Placeholders, rules: Iterable[Rule | Transition], caller: str) -> list[str]:
+    """The conditions of ``rules`` in a write's ConditionExpression: kept by the write itself, with no read."""
+    out = []
+    for rule in rules:
+        for condition in rule.when:
+            name = expr.name(condition.attribute)
+            if condition.test == "exists":
+                out.append(f"attribute_exists({name})")
+            elif condition.test == "absent":
+                out.append(f"attribute_not_exists({name})")
+            else:
+                value = caller if isinstance(condition.value, Caller) else condition.value
+                if isinstance(value, float):
+                    value = Decimal(str(value))
+                out.append(f"{name} {condition.test} {expr.value(value)}")
+    return out
+
+
+def transition_changes(transition: Transition, now: datetime | None = None) -> dict[str, Any]:
+    """What a transition sets (the time of the write where it says :class:`Now`) and removes (None)."""
+    moment = (now or datetime.now(UTC)).astimezone(UTC)
+    out: dict[str, Any] = {}
+    for name, value in transition.set.items():
+        if isinstance(value, Now):
+            seconds = moment.timestamp()
+            value = {
+                "iso": moment.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+                "epoch": int(seconds),
+                "epoch_ms": int(seconds * 1000),
+            }[value.format]
+        out[name] = value
+    return {**out, **dict.fromkeys(transition.remove)}
 
 
 def _set_members(expr: Placeholders, members: Mapping[str, SetChange]) -> str:
@@ -270,14 +344,18 @@ def delete(
     expected_version: int | None = None,
     empty_counters: Iterable[str] = (),
     role: Role = "item",
+    rules: Sequence[Rule] = (),
+    caller: str = "",
 ) -> WriteOp:
-    """Delete an item that exists, carries the expected version, has every counter at 0, and has these ids.
+    """Delete an item that exists, carries the expected version, has every counter at 0, has these ids, and meets
+    ``rules``.
 
     The ids in other indexes are part of the condition, so an item read earlier to learn its parent (a ticket's
     user) is deleted only if it still belongs to that parent.
     """
     expr = Placeholders()
     conditions = [f"attribute_exists({expr.name(model.index(None).pk)})", *_index_keys_are(model, entity, ids, expr)]
+    conditions += rule_conditions(expr, rules, caller)
     if expected_version is not None:
         conditions.append(_version_is(expr, expected_version))
     conditions += [f"{expr.name(counter)} = {expr.value(0)}" for counter in empty_counters]
@@ -291,20 +369,53 @@ def delete(
     )
 
 
-def adjust(model: Model, entity: Entity, ids: Ids, deltas: Mapping[str, int], role: Role = "parent") -> WriteOp:
-    """Add to counters of an item; refused if the item or a counter is absent (it was never counted)."""
+def adjust(
+    model: Model, entity: Entity, ids: Ids, deltas: Mapping[str, int], role: Role = "parent", bounded: bool = True
+) -> WriteOp:
+    """Add to counters of an item; refused if the item or a counter is absent (it was never counted), or, when
+    ``bounded``, if a counter would pass its declared ``maximum`` or ``minimum``."""
     expr = Placeholders()
     adds = [f"{expr.name(counter)} {expr.value(delta)}" for counter, delta in deltas.items()]
-    condition = " AND ".join(f"attribute_exists({expr.name(counter)})" for counter in deltas)
+    conditions = [f"attribute_exists({expr.name(counter)})" for counter in deltas]
+    for counter, delta in deltas.items():
+        bound = counter_bound(entity, counter, delta) if bounded else None
+        if bound is not None:
+            # The count before the write, so that the count after it stays within the bound.
+            conditions.append(f"{expr.name(counter)} {'<=' if delta > 0 else '>='} {expr.value(bound[0] - delta)}")
     return WriteOp(
         "Update",
         model.key(entity, ids),
         Target(entity, ids, role),
         update="ADD " + ", ".join(adds),
-        condition=condition,
+        condition=" AND ".join(conditions),
         names=expr.names,
         values=expr.values,
+        deltas=dict(deltas),
     )
+
+
+def counter_bound(entity: Entity, counter: str, delta: int) -> tuple[int, str] | None:
+    """The bound a change of ``delta`` to ``entity``'s ``counter`` must keep (its ``maximum`` for an increase, its
+    ``minimum`` for a decrease), with the rule's name (``Game.people.maximum``); None for an unbounded one."""
+    spec = entity.declared.get(counter)
+    if spec is None or delta == 0:
+        return None
+    side, bound = ("maximum", spec.maximum) if delta > 0 else ("minimum", spec.minimum)
+    return None if bound is None else (bound, f"{entity.name}.{counter}.{side}")
+
+
+def broken_bound(op: WriteOp, item: Item) -> tuple[str, str, int, int] | None:
+    """The bound a refused counter update would have passed, from the item as it was: the rule's name, the counter,
+    its count and the bound; None when every counter it moves had room."""
+    for counter, delta in op.deltas.items():
+        bound = counter_bound(op.target.entity, counter, delta)
+        count = item.get(counter)
+        if bound is None or count is None:
+            continue
+        after = int(count) + delta
+        if (delta > 0 and after > bound[0]) or (delta < 0 and after < bound[0]):
+            return bound[1], counter, int(count), bound[0]
+    return None
 
 
 def take_number(model: Model, parent: Entity, ids: Ids, numbering: Numbering, seen: int, op: WriteOp | None) -> WriteOp:
@@ -314,10 +425,9 @@ def take_number(model: Model, parent: Entity, ids: Ids, numbering: Numbering, se
     ``op``: the create's other write of that parent (its member counter's ``ADD``, or a check of what the new item
     copies from it), which this one joins, since a transaction touches an item once."""
     names = {"#q0": numbering.counter, "#q1": model.index(None).pk}
-    values: dict[str, Any] = {":q1": 1}
-    if seen:
-        values[":q0"] = seen
-    taken = "#q0 = :q0" if seen else "attribute_not_exists(#q0)"
+    values: dict[str, Any] = {":q1": 1, ":q0": seen}
+    # A counter at 0 is absent, or stored by its parent's create as its declared default.
+    taken = "#q0 = :q0" if seen else "(attribute_not_exists(#q0) OR #q0 = :q0)"
     condition = f"attribute_exists(#q1) AND {taken}"
     if op is None:
         return WriteOp(
@@ -438,12 +548,17 @@ def _counted_in(model: Model, counted: Counted, entity: Entity, ids: Ids) -> boo
 
 
 def counter_ops(
-    writes: WriteModel, members: Iterable[tuple[Entity, Ids]], sign: int, skip: Container[tuple[str, str]] = ()
+    writes: WriteModel,
+    members: Iterable[tuple[Entity, Ids]],
+    sign: int,
+    skip: Container[tuple[str, str]] = (),
+    bounded: bool = True,
 ) -> list[WriteOp]:
     """One counter update per parent item for members created (+1) or deleted (-1) together.
 
     Parents whose key is in ``skip`` are left out: a member written by another tool may point at a parent that
-    does not exist, and deleting such a member has no counter to keep.
+    does not exist, and deleting such a member has no counter to keep. Without ``bounded``, the counters' bounds
+    are not kept: a cascade takes every member, and the parent with them.
     """
     deltas: dict[tuple[str, str], tuple[Entity, dict[str, str], dict[str, int]]] = {}
     for entity, ids in members:
@@ -457,7 +572,7 @@ def counter_ops(
                 continue
             _, _, counters = deltas.setdefault(key, (parent, pids, {}))
             counters[counted.attribute] = counters.get(counted.attribute, 0) + sign
-    return [adjust(writes.model, parent, pids, counters) for parent, pids, counters in deltas.values()]
+    return [adjust(writes.model, parent, pids, counters, bounded=bounded) for parent, pids, counters in deltas.values()]
 
 
 def member_counts(declaration: WriteModel, items: Iterable[Item]) -> Counter[tuple[tuple[str, str], str]]:
@@ -642,9 +757,10 @@ Member = tuple[Entity, Ids]
 def member_deletes(
     writes: WriteModel, members: Sequence[Member], skip: Container[tuple[str, str]] = ()
 ) -> list[WriteOp]:
-    """Delete members that have no members of their own, with their parents' counters, in one transaction."""
+    """Delete members that have no members of their own, with their parents' counters, in one transaction: the
+    members of a cascade, whose parent goes too, so its counters' minimums do not hold them back."""
     deletes = [delete(writes.model, entity, ids, role="member") for entity, ids in members]
-    return deletes + counter_ops(writes, members, -1, skip)
+    return deletes + counter_ops(writes, members, -1, skip, bounded=False)
 
 
 def member_batches(writes: WriteModel, members: Sequence[Member], room: int = 0) -> Iterator[list[Member]]:

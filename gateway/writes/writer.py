@@ -24,6 +24,7 @@ from typing import Any
 from gateway.design.declaration import WriteModel
 from gateway.design.keys import Ids
 from gateway.design.model import Collection, Copy, Entity, Item, Model, Numbering, graphql_name
+from gateway.design.rules import Rule, Transition
 from gateway.design.values import set_fields
 from gateway.dynamo.accounting import Ledger
 from gateway.dynamo.requests import Refused, WriteOp
@@ -92,7 +93,7 @@ class Writer:
         for _ in range(SEQUENCE_ATTEMPTS):
             number = str(seen + 1)
             # Stored copies of the minted id (``from_id``) are known only now.
-            held = {name: number for name, spec in entity.declared.items() if spec.from_id == mint}
+            held = building.id_copies(entity, {mint: number})
             try:
                 return await self._create(entity, {**ids, mint: number}, {**attributes, **held}, expected, token, seen)
             except _Outnumbered as lost:
@@ -148,11 +149,16 @@ class Writer:
         entity: Entity,
         ids: Ids,
         changes: Mapping[str, Any],
-        expected_version: int,
+        expected_version: int | None,
         token: Token | None = None,
+        rules: Sequence[Rule | Transition] | None = None,
     ) -> Item:
-        """Set or remove attributes if the item is still at ``expected_version``; the item as it is after."""
-        ids = await self._complete(entity, ids, all_ids=True)
+        """Set or remove attributes if the item is still at ``expected_version`` (None: at any) and meets ``rules``
+        (by default, the entity's update rules; a transition's own); the item as it is after."""
+        if rules is None:
+            rules = self.declaration.rules_for(entity, "update")
+        if self._must_read(entity, ids, changes):
+            ids = await self._complete(entity, ids, all_ids=True)
         if building.needs_item(entity, ids, changes):
             # The other values of an index key it moves: read now, and the version condition keeps them so.
             ids = {**(self.model.ids_of(entity, await self._read_back(entity, ids)) or {}), **ids}
@@ -161,7 +167,9 @@ class Writer:
         if copies.changes_source(self.model, entity, changes):
             # Marked in the same write: until every copy is rewritten, the parent says so.
             changes = {**changes, copies.PENDING: write_id}
-        op = building.update(self.model, entity, ids, changes, expected_version, write_id=write_id)
+        op = building.update(
+            self.model, entity, ids, changes, expected_version, write_id=write_id, rules=rules, caller=self.caller
+        )
         try:
             applied = await self._apply([op], token, {"ids": dict(ids)})
         except Refused as refused:
@@ -177,7 +185,7 @@ class Writer:
                     f" counted too); it holds at most {entity.declared[name].max_items}",
                     argument=argument,
                 ) from None
-            raise self._explain(op, old, expected_version) from None
+            raise self._explain(op, old, expected_version, rules) from None
         # A transaction (the token's record goes with the update) returns no item: read back what it wrote.
         item = applied.item if applied.item is not None else await self._read_back(entity, ids)
         await self._finish_copies(entity, ids, item)
@@ -191,11 +199,13 @@ class Writer:
         expected_version: int | None = None,
         cascade: bool = False,
         token: Token | None = None,
+        cascaded: bool = False,
     ) -> dict[str, int]:
         """Delete an item; with ``cascade``, its members first, in bounded batches. How many of each went.
 
         The item goes last, by a write that requires its counters at 0, so a cascade that stops half way leaves
-        the item and its remaining members, and running it again finishes the job.
+        the item and its remaining members, and running it again finishes the job. An item ``cascaded`` (a member
+        its parent's cascade deletes) is held back neither by its delete rules nor by its parents' minimums.
         """
         try:
             ids = await self._complete(entity, ids)
@@ -217,7 +227,7 @@ class Writer:
             deleted.update(partial)
             self._claimed = (token, claim)
         try:
-            return await self._delete(entity, ids, expected_version, cascade, token, claim, deleted)
+            return await self._delete(entity, ids, expected_version, cascade, token, claim, deleted, cascaded)
         except BaseException:
             if claim is not None and token is not None:
                 await self._release(token, claim, deleted)
@@ -232,8 +242,10 @@ class Writer:
         token: Token | None,
         claim: str | None,
         deleted: Counter[str],
+        cascaded: bool,
     ) -> dict[str, int]:
         missing_parents: set[tuple[str, str]] = set()
+        rules = () if cascaded else self.declaration.rules_for(entity, "delete")
         for _ in range(CASCADE_ROUNDS):
             op = building.delete(
                 self.model,
@@ -241,8 +253,11 @@ class Writer:
                 ids,
                 expected_version=expected_version,
                 empty_counters=[c.attribute for c in self.declaration.children_of(entity)],
+                rules=rules,
+                caller=self.caller,
             )
-            ops = [op, *building.counter_ops(self.declaration, [(entity, ids)], -1, missing_parents)]
+            counters = building.counter_ops(self.declaration, [(entity, ids)], -1, missing_parents, not cascaded)
+            ops = [op, *counters]
             if token is None:
                 ops += self._progress({entity.name: 1})  # a member of a claimed cascade, deleted with its own
             result = {"deleted": dict(deleted + Counter({entity.name: 1}))}
@@ -255,7 +270,7 @@ class Writer:
                 if gone:
                     missing_parents |= gone
                     continue
-                error = self._explain(op, _reason_of(ops, refused, "item"), expected_version)
+                error = self._explain(op, _reason_of(ops, refused, "item"), expected_version, rules)
                 if not (cascade and error.extensions.get("reason") == "HAS_CHILDREN"):
                     raise error from None
                 await self._clear(entity, ids, deleted)
@@ -312,7 +327,7 @@ class Writer:
                         reason="CHANGED",
                     ) from None
                 if reason.code == "ConditionalCheckFailed" and op.target.role == "parent" and reason.item:
-                    raise _not_counted(op) from None
+                    raise _counter_refused(op, reason.item) from None
             for op, reason in zip(ops, refused.reasons, strict=True):
                 if reason.code == "ConditionalCheckFailed" and op.target.role == "parent" and ops[0].action == "Put":
                     raise NotFound(
@@ -380,7 +395,9 @@ class Writer:
         result: dict[str, Any] = record["result"]
         return result
 
-    def _explain(self, op: WriteOp, old: Item | None, expected_version: int | None) -> GatewayError:
+    def _explain(
+        self, op: WriteOp, old: Item | None, expected_version: int | None, rules: Sequence[Rule | Transition] = ()
+    ) -> GatewayError:
         """Why a write on the item itself was refused, from the item as it was."""
         entity, ids = op.target.entity, op.target.ids
         if op.action == "Put":
@@ -396,6 +413,15 @@ class Writer:
                 reason="VERSION_MISMATCH",
                 currentVersion=version,
             )
+        for rule in rules:
+            failed = next((c for c in rule.when if not c.holds(old, self.caller)), None)
+            if failed is not None:
+                return Conflict(
+                    f"{_describe(entity, ids)} does not meet the rule {rule.name}: {failed}",
+                    reason="RULE",
+                    rule=rule.name,
+                    currentVersion=version,
+                )
         for counted in self.declaration.children_of(entity):
             count = old.get(counted.attribute)
             if count is None:
@@ -423,6 +449,15 @@ class Writer:
             else:
                 keys.append(op.key)
         self.guard.check_keys(keys)
+
+    def _must_read(self, entity: Entity, ids: Ids, changes: Mapping[str, Any]) -> bool:
+        """Whether an update reads the item before its one UpdateItem: to re-key an index from values neither the
+        ids nor the changes give, or to show the guard a tenant that only the item's other keys name. Otherwise
+        the version condition (and the rules') keeps the write safe on its own, with no read."""
+        if building.needs_item(entity, ids, changes):
+            return True
+        late = set(self.guard.tenancy.grants) & (entity.all_id_fields - ids.keys())
+        return bool(late) and not self.guard.principal.admin
 
     async def _read_back(self, entity: Entity, ids: Mapping[str, str]) -> Item:
         item = await self.store.get_item(self.model.key(entity, ids), self.ledger)
@@ -563,7 +598,7 @@ class Writer:
                     for one in members:
                         # A member someone else deleted meanwhile is simply done.
                         with contextlib.suppress(NotFound):
-                            deleted.update(await self.delete(member, one[1], cascade=True))
+                            deleted.update(await self.delete(member, one[1], cascade=True, cascaded=True))
                     continue
                 for batch in building.member_batches(self.declaration, members, room=1):
                     await self._delete_members(batch, deleted)
@@ -619,7 +654,7 @@ def _numbering_refused(entity: Entity, ops: Sequence[WriteOp], refused: Refused,
             return _Outnumbered(now)
         # The counter held its number, so the condition that failed is the member counter's it was joined to.
         others = [name for name in op.names.values() if name not in (numbering.counter, *op.key)]
-        return _not_counted(op, ", ".join(others))
+        return _counter_refused(op, reason.item, ", ".join(others))
     put = ops[0]
     if refused.reasons[0].code != "ConditionalCheckFailed":
         return refused
@@ -679,6 +714,22 @@ def _missing_parents(model: Any, ops: Sequence[WriteOp], refused: Refused) -> se
         for op, reason in zip(ops, refused.reasons, strict=False)
         if op.target.role == "parent" and reason.code == "ConditionalCheckFailed" and reason.item is None
     }
+
+
+def _counter_refused(op: WriteOp, item: Item, attribute: str | None = None) -> Conflict:
+    """Why a counter update was refused on a parent that exists: a counter's bound (the design's rule), or a
+    counter never set."""
+    broken = building.broken_bound(op, item)
+    if broken is None:
+        return _not_counted(op, attribute)
+    rule, counter, count, bound = broken
+    limit = "at most" if op.deltas[counter] > 0 else "at least"
+    return Conflict(
+        f"{_describe(op.target.entity, op.target.ids)} has {counter} {count}, and the rule {rule} keeps it"
+        f" {limit} {bound}",
+        reason="RULE",
+        rule=rule,
+    )
 
 
 def _not_counted(op: WriteOp, attribute: str | None = None) -> Conflict:

@@ -236,11 +236,6 @@ def test_create_receipt(deployed: tuple[Gateway, Design]) -> None:
     _stored_as_theirs(design, mine, theirs)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the update is right (it wrote LastPaymentDate twice, which DynamoDB refused, until 0.3), but an update of"
-    " an entity with sparse index keys reads the item first: 2 calls where the design makes 1",
-)
 def test_update_subscription_after_a_payment(deployed: tuple[Gateway, Design]) -> None:
     # The payment job's update: SET LastPaymentDate = now, NextPaymentDate = a month on. It moves in GSI-2.
     gateway, design = deployed

@@ -12,7 +12,7 @@ import pytest
 from gateway.writes.writer import SEQUENCE_ATTEMPTS
 from tests.support.gateway import Gateway
 from tests.support.helpdesk import HELPDESK
-from tests.support.mutations import mutate, mutation, post_all
+from tests.support.mutations import mutate, mutation, post_all, stored
 
 TICKET = "... on Ticket { ticketNumber title }"
 REQUEST = "... on Request { requestNumber }"
@@ -30,13 +30,6 @@ def project(desk: Gateway) -> str:
     result, _ = mutate(desk, "createProject", {"projectId": project_id, "name": "Desk"})
     assert result["__typename"] == "Project"
     return project_id
-
-
-def stored(dynamodb: Any, desk: Gateway, pk: str, sk: str) -> dict[str, Any] | None:
-    """An item as DynamoDB holds it, in its wire form, read with plain boto3 (strongly consistent)."""
-    key = {"PK": {"S": pk}, "SK": {"S": sk}}
-    found: dict[str, Any] | None = dynamodb.get_item(TableName=desk.table, Key=key, ConsistentRead=True).get("Item")
-    return found
 
 
 def test_tickets_and_requests_take_the_next_numbers_of_one_sequence(desk: Gateway, project: str, dynamodb: Any) -> None:

@@ -56,6 +56,13 @@ def mutate(
     return body["data"][field], body["extensions"]["dynamodb"]["operations"]
 
 
+def stored(dynamodb: Any, gateway: Gateway, pk: str, sk: str) -> dict[str, Any] | None:
+    """An item as DynamoDB holds it, in its wire form, read with plain boto3 (strongly consistent)."""
+    key = {"PK": {"S": pk}, "SK": {"S": sk}}
+    found: dict[str, Any] | None = dynamodb.get_item(TableName=gateway.table, Key=key, ConsistentRead=True).get("Item")
+    return found
+
+
 def post_all(gateway: Gateway, requests: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
     """Send every request at once on separate connections; the JSON bodies in order."""
 

@@ -63,11 +63,14 @@ def test_a_numbered_create_takes_its_number_in_the_parents_counter_update() -> N
     assert update.condition.endswith("attribute_exists(#q1) AND #q0 = :q0") and update.values[":q0"] == 4
 
 
-def test_the_first_number_requires_that_none_was_taken() -> None:
+def test_the_first_number_requires_that_none_was_taken_or_the_counter_holds_0() -> None:
     model, request = HELPDESK.model, HELPDESK.entity("Request")
     ids = {"projectId": "p1", "requestNumber": "1"}
     put = building.create(model, request, ids, {"title": "x"}, [], write_id="w")
 
     ops = building.numbered(model, request, ids, [put], seen=0)
 
-    assert ops[1].update == "ADD #q0 :q1" and ops[1].condition == "attribute_exists(#q1) AND attribute_not_exists(#q0)"
+    # A counter at 0 is absent, or stored by the parent's create as its declared default.
+    assert ops[1].update == "ADD #q0 :q1"
+    assert ops[1].condition == "attribute_exists(#q1) AND (attribute_not_exists(#q0) OR #q0 = :q0)"
+    assert ops[1].values[":q0"] == 0
