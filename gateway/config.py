@@ -129,6 +129,9 @@ class Settings:
     public and metrics are scraped some other way, or keep the port private."""
     metrics_operation_names: int = 100
     """Distinct operation names that get a metrics label of their own; later ones are counted as ``other``."""
+    check_sample: int = 500
+    """Items ``serve`` reads with a Scan in the background after start-up, to check them against the declaration
+    (the log, ``/readyz`` and ``/metrics`` report what it finds); 0 turns the check off."""
     otlp_endpoint: str = ""
     """OTLP/HTTP traces endpoint (``http://collector:4318/v1/traces``); empty: no tracing. Needs the ``otel`` extra."""
 
@@ -146,6 +149,8 @@ class Settings:
             raise ValueError("metrics_operation_names must be 0 or more")
         if self.ws_max_operations < 1 or self.ws_max_queued < 1 or self.ws_send_timeout <= 0:
             raise ValueError("ws_max_operations, ws_max_queued and ws_send_timeout must be positive")
+        if self.check_sample < 0:
+            raise ValueError("check_sample must be 0 (off) or a number of items")
         if self.workers < 1:
             raise ValueError("workers must be at least 1")
         if self.jwt_max_lifetime < 0:

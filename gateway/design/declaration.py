@@ -13,22 +13,34 @@ from functools import cached_property
 from types import ModuleType
 from typing import Any
 
-from gateway.design.model import Attribute, Collection, Entity, Item, KeyShape, Model
+from gateway.design.model import Attribute, Collection, Entity, Index, Item, KeyShape, Model
 from gateway.design.tenancy import Tenancy
 
 TOKEN_ENTITY = "MutationToken"
 EXPIRES_ATTRIBUTE = "expiresAt"
 
 
-def token_entity() -> Entity:
-    """The gateway's record of a mutation applied with a client token, kept for a day (time to live).
+_TOKEN_SORT_KEYS = {"S": "TOKEN", "N": "0", "B": "VE9LRU4="}
+"""The token records' sort key by the table's sort key type: ``TOKEN`` as text, a number, or binary."""
+
+
+def token_entity(table: Index | None = None) -> Entity:
+    """The gateway's record of a mutation applied with a client token, kept for a day (time to live), in a table
+    keyed as ``table`` is (text keys when None).
 
     Its id is not the token but a digest of the caller and the token (``writes.token_key``): tokens are the
     caller's own, and two callers sending the same one never meet.
     """
+    if table is not None and table.pk_type != "S":
+        raise ValueError(
+            f"the table's partition key {table.pk} is {table.pk_type}: the gateway keeps its own records (client"
+            " tokens, the stream lease) under a text partition key, so it serves tables whose partition key is S"
+            " (pk_type='S'; YAML: pk_type: S); a number or binary partition key is served in a secondary index"
+        )
+    sort = _TOKEN_SORT_KEYS["S" if table is None else table.sk_type]
     return Entity(
         TOKEN_ENTITY,
-        {None: KeyShape.of("TOKEN#{tokenKey}", "TOKEN")},
+        {None: KeyShape.of("TOKEN#{tokenKey}", sort)},
         {"fingerprint": "S", "result": "M", EXPIRES_ATTRIBUTE: Attribute("N", writable=False)},
         internal=True,
     )
@@ -84,7 +96,7 @@ class Declaration:
         if not any(entity.name == TOKEN_ENTITY for entity in self.model.entities):
             model = replace(
                 self.model,
-                entities=(*self.model.entities, token_entity()),
+                entities=(*self.model.entities, token_entity(self.model.index(None))),
                 expires_attribute=self.model.expires_attribute or EXPIRES_ATTRIBUTE,
             )
             object.__setattr__(self, "model", model)

@@ -6,13 +6,16 @@ mistaken for each other, fails at start-up rather than at query time.
 
 from __future__ import annotations
 
+import binascii
 import logging
 import re
+from base64 import b64decode, b64encode
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from functools import cached_property, lru_cache
+from operator import itemgetter
 from typing import Any, Literal
 
 from gateway.design import values
@@ -22,6 +25,7 @@ from gateway.design.keys import Ids, KeyTemplate, head, validate_id
 from gateway.design.naming import graphql_name as graphql_name
 from gateway.design.naming import refuse_shared_fields
 from gateway.design.segments import Case, fold
+from gateway.errors import BadUserInput
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +63,7 @@ _PLACEHOLDER_NAME = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)")
 
 SURFACE_TYPE_NAMES = frozenset(
     {
-        *("Query", "Mutation", "Subscription", "Node", "PageInfo", "SortOrder", "Date", "JSON"),
+        *("Query", "Mutation", "Subscription", "Node", "PageInfo", "SortOrder", "Date", "JSON", "Long", "LongRange"),
         *("MutationError", "NotFoundError", "ConflictError", "ConflictReason", "ValidationFailedError"),
         *("Deleted", "DeletedItems", "DeleteResult", "NodeChange", "ChangeKind", "Unread"),
         *("ID", "String", "Int", "Float", "Boolean"),
@@ -239,13 +243,25 @@ class Shape:
         return self.fields  # type: ignore[return-value]
 
 
+KeyType = Literal["S", "N", "B"]
+"""The DynamoDB type of a key attribute: text (S), a number (N) or binary (B)."""
+KEY_TYPES: tuple[KeyType, ...] = ("S", "N", "B")
+
+
 @dataclass(frozen=True)
 class Index:
-    """The table's primary key (``name`` None) or a global secondary index with projection ALL."""
+    """The table's primary key (``name`` None) or a global secondary index with projection ALL.
+
+    ``pk_type`` and ``sk_type``: each key attribute's DynamoDB type. A number (N) or binary (B) key holds one value
+    and no literal text, so every template on it is one field (``{ts}``): its id is a whole number (served as the
+    ``Long`` scalar), or base64 text for binary.
+    """
 
     name: str | None
     pk: str
     sk: str
+    pk_type: KeyType = "S"
+    sk_type: KeyType = "S"
 
 
 @dataclass(frozen=True)
@@ -757,8 +773,14 @@ class Model:
     _recognised: Callable[[tuple[Any, ...]], tuple[Entity, dict[str, str]] | None] = field(
         init=False, repr=False, compare=False
     )
+    _key_types: dict[str, KeyType] = field(init=False, repr=False, compare=False)
+    table_key_of: Callable[[Mapping[str, Any]], tuple[Any, ...]] = field(init=False, repr=False, compare=False)
+    """An item's table key values as ``key`` writes them (as text): what a read is matched with the key it asked.
+    For text keys, ``operator.itemgetter`` of them: no cost per item beyond the look-up."""
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "_key_types", _key_types(self.indexes))
+        object.__setattr__(self, "table_key_of", self._table_key_reader())
         object.__setattr__(self, "_shared", _validate(self))
         indexes = {index.name: index for index in self.indexes}
         # A partition entity has no item, so no item is ever recognised as one.
@@ -825,13 +847,44 @@ class Model:
     # --- key building -------------------------------------------------------------------------------------
 
     def key(self, entity: Entity, ids: Ids) -> dict[str, str]:
-        """The table key of one item."""
+        """The table key of one item, as text (a number's decimal digits, binary's base64): ``stored`` gives the
+        values DynamoDB holds."""
         table = self.index(None)
         return {table.pk: entity.primary.pk.format(ids), table.sk: entity.primary.sk.format(ids)}
 
+    @property
+    def key_types(self) -> Mapping[str, KeyType]:
+        """The key attributes of the table and its indexes that are not text (S), by name: numbers and binary."""
+        return self._key_types
+
+    def stored(self, key: Mapping[str, Any]) -> dict[str, Any]:
+        """Key attributes given as text as DynamoDB holds them: a number key's value as a Decimal, a binary one's
+        as bytes, any other as it is."""
+        types = self._key_types
+        if not types:
+            return dict(key)
+        return {name: key_value(types[name], value) if name in types else value for name, value in key.items()}
+
+    def _table_key_reader(self) -> Callable[[Mapping[str, Any]], tuple[Any, ...]]:
+        table = next((index for index in self.indexes if index.name is None), Index(None, "", ""))  # else refused
+        read: Callable[[Mapping[str, Any]], tuple[Any, ...]] = itemgetter(table.pk, table.sk)
+        if table.pk not in self._key_types and table.sk not in self._key_types:
+            return read
+        names = table.pk, table.sk
+        return lambda item: tuple(map(self.id_text, names, read(item)))
+
+    def id_text(self, name: str, value: Any) -> Any:
+        """A key attribute's value as read, as the text its templates parse (``stored`` undone); a value that is
+        no key of its type (a fraction of a number key) as it is, which then matches no template."""
+        kind = self._key_types.get(name)
+        if kind is None:
+            return value
+        text = key_text(kind, value)
+        return value if text is None else text
+
     def key_attributes(self, entity: Entity, ids: Ids) -> dict[str, str]:
-        """Every attribute that identifies an item of ``entity``: its keys in the table and in each index, and its
-        constants."""
+        """Every attribute that identifies an item of ``entity``: its keys in the table and in each index (as text,
+        see ``stored``), and its constants."""
         out: dict[str, str] = {}
         for name in entity.keys:
             shape = self.shape_in(entity, name, ids)
@@ -849,10 +902,45 @@ class Model:
 
     @cached_property
     def _numbers(self) -> dict[str, frozenset[str]]:
-        """Per entity, its ids that are zero-padded numbers in some key: in its own keys, or in those of an entity
-        a collection, a link or a numbering passes the id to or from (an issue's ``number``, padded in
-        ``ISSUE#{number:07}``, is the same number in its comments' ``ISSUECOMMENT#...#{number}``)."""
-        numbers = {entity.name: set(entity.padded_ids) for entity in self.entities}
+        """Per entity, its ids that are numbers in some key (zero-padded, or a number key's whole value): in its own
+        keys, or in those of an entity a collection, a link or a numbering passes the id to or from (an issue's
+        ``number``, padded in ``ISSUE#{number:07}``, is the same number in its comments'
+        ``ISSUECOMMENT#...#{number}``)."""
+        typed = self._typed_ids
+        return self._spread(
+            {
+                entity.name: {*entity.padded_ids, *(n for n, t in typed[entity.name].items() if t == "N")}
+                for entity in self.entities
+            }
+        )
+
+    @cached_property
+    def _typed_ids(self) -> dict[str, dict[str, KeyType]]:
+        """Per entity, its ids that are a number or binary key's whole value, in its own keys or passed to or from
+        another entity's, by type."""
+        seeds: dict[str, dict[str, KeyType]] = {entity.name: {} for entity in self.entities}
+        for entity in self.entities:
+            for name, shapes in ((name, entity.shapes(name)) for name in entity.keys):
+                index = self._indexes[name]
+                for shape in shapes:
+                    for template, kind in ((shape.pk, index.pk_type), (shape.sk, index.sk_type)):
+                        for one in template.fields:
+                            if kind != "S" and one not in entity.indexed_attributes:
+                                seeds[entity.name].setdefault(one, kind)
+        out: dict[str, dict[str, KeyType]] = {name: {} for name in seeds}
+        for kind in ("N", "B"):
+            found = self._spread({name: {one for one, t in ids.items() if t == kind} for name, ids in seeds.items()})
+            for name, ids in found.items():
+                out[name].update(dict.fromkeys(ids, kind))
+        return out
+
+    def id_type(self, entity: Entity, name: str) -> KeyType:
+        """How ``entity``'s id ``name`` is held in a key: S (text), or the whole value of a number or binary key."""
+        return self._typed_ids.get(entity.name, {}).get(name, "S")
+
+    def _spread(self, seeds: Mapping[str, set[str]]) -> dict[str, frozenset[str]]:
+        """``seeds`` (ids per entity) with every id a relation passes to or from one of them."""
+        numbers = {name: set(found) for name, found in seeds.items()}
         pairs: list[tuple[Entity, Entity, Mapping[str, str]]] = []  # (one, other, {id of one: id of other})
         for collection in self.collections:
             pairs += [(member, collection.parent, collection.partition) for member in collection.members]
@@ -877,14 +965,20 @@ class Model:
     def canonical(self, entity: Entity, ids: Mapping[str, str]) -> dict[str, str]:
         """``ids`` as keys read them back: a zero-padded number without its padding (``0000007`` is ``7``), so that
         every key, padded or plain, is written from one value. Text that is no number is left for the key to
-        refuse."""
+        refuse; an id of a number or binary key that is not one is refused here (BadUserInput)."""
         numbers = self._numbers.get(entity.name, frozenset())
-        if not numbers:
+        typed = self._typed_ids[entity.name]
+        if not numbers and not typed:
             return dict(ids)
-        return {
+        out = {
             name: str(int(value)) if name in numbers and value.isascii() and value.isdigit() else value
             for name, value in ids.items()
         }
+        for name, kind in typed.items():
+            value = out.get(name)
+            if value is not None:
+                out[name] = key_text(kind, key_value(kind, value, graphql_name(name))) or value
+        return out
 
     def shape_in(self, entity: Entity, index: str | None, ids: Ids) -> KeyShape | None:
         """The shape in ``index`` of the item these ids name: of several variants, the one that uses the most of
@@ -897,7 +991,8 @@ class Model:
         return max(known, key=lambda one: len(one.fields), default=None)
 
     def item(self, entity: Entity, ids: Ids, attributes: Mapping[str, Any]) -> Item:
-        """A whole item as stored: the entity's key attributes in every index, then its attributes."""
+        """A whole item: the entity's key attributes in every index (as text, see ``stored``), then its
+        attributes."""
         values = indexed_values(entity, attributes)
         return {**attributes, **self.key_attributes(entity, {**ids, **values} if values else ids)}
 
@@ -938,6 +1033,8 @@ class Model:
         )
 
     def _recognise(self, item: Mapping[str, Any], partial: bool = False) -> tuple[Entity, dict[str, str]] | None:
+        if self._key_types:  # number and binary keys are parsed as the text their ids are
+            item = {**item, **{name: self.id_text(name, item[name]) for name in self._key_types if name in item}}
         table = self._indexes[None]
         pk, sk = item.get(table.pk), item.get(table.sk)
         if not isinstance(pk, str) or not isinstance(sk, str):
@@ -1040,6 +1137,61 @@ class Model:
             for shape in entity.shapes(collection.index)
             if shape not in (parent_shape, collection.member_shape) and _slot(shape) != _slot(parent_shape)
         )
+
+
+def key_value(kind: KeyType, text: str, argument: str | None = None) -> Any:
+    """An id's text as a key of type ``kind`` holds it: a whole number as a Decimal, binary (base64 text) as bytes;
+    BadUserInput, on ``argument``, for text that is neither."""
+    if kind == "N":
+        try:
+            number = Decimal(text)
+        except InvalidOperation:
+            number = None
+        if number is None or not number.is_finite() or number != number.to_integral_value():
+            raise BadUserInput(f"{argument or 'a number key'} must be a whole number, not {text!r}", argument=argument)
+        return number
+    if kind == "B":
+        try:
+            return b64decode(text, validate=True)
+        except (binascii.Error, ValueError):
+            raise BadUserInput(
+                f"{argument or 'a binary key'} must be base64, not {text!r}", argument=argument
+            ) from None
+    return text
+
+
+def key_text(kind: KeyType, value: Any) -> str | None:
+    """A key's stored value as its id's text: a whole number in plain decimal digits (``1700000000123``), binary
+    as base64; None for a value that is not one (a fraction, text in a number key)."""
+    if kind == "N":
+        if isinstance(value, bool) or not isinstance(value, Decimal | int):
+            return None
+        number = Decimal(value)
+        if not number.is_finite() or number != number.to_integral_value():
+            return None
+        return str(int(number))
+    if kind == "B":
+        # boto3's Binary, bytes and bytearray all give their bytes to bytes().
+        if isinstance(value, str) or not (hasattr(value, "__bytes__") or isinstance(value, bytes | bytearray)):
+            return None
+        return b64encode(bytes(value)).decode()
+    return value if isinstance(value, str) else None
+
+
+def _key_types(indexes: Sequence[Index]) -> dict[str, KeyType]:
+    """The key attributes that are not text, by name; ValueError for an attribute declared with two types."""
+    kinds: dict[str, tuple[KeyType, str | None]] = {}
+    for index in indexes:
+        for name, kind in ((index.pk, index.pk_type), (index.sk, index.sk_type)):
+            if kind not in KEY_TYPES:
+                raise ValueError(f"index {index.name!r}: {name} has the key type {kind!r}, not one of S, N, B")
+            known = kinds.setdefault(name, (kind, index.name))
+            if known[0] != kind:
+                raise ValueError(
+                    f"{name} is a key of index {known[1]!r} as {known[0]} and of index {index.name!r} as {kind}: one"
+                    " attribute has one type; declare the same type in both"
+                )
+    return {name: kind for name, (kind, _) in kinds.items() if kind != "S"}
 
 
 def _partition_as_parent(collection: Collection) -> KeyTemplate:
@@ -1176,6 +1328,7 @@ def _validate(model: Model) -> frozenset[Entity]:
     names = [index.name for index in model.indexes]
     if None not in names or len(set(names)) != len(names):
         raise ValueError("a model has the table's key (index None) and uniquely named indexes")
+    indexes = {index.name: index for index in model.indexes}
     entity_names = [entity.name for entity in model.entities]
     if len(set(entity_names)) != len(entity_names):
         raise ValueError("entity names must be unique")
@@ -1189,6 +1342,7 @@ def _validate(model: Model) -> frozenset[Entity]:
                 raise ValueError(f"{entity.name}: unknown index {index_name!r}")
             _validate_shards(entity, shape)
         _validate_key_attributes(model, entity)
+        _validate_typed_keys(indexes, entity)
     shared: set[Entity] = set()
     stored = [entity for entity in model.entities if not entity.partition]  # no item of a partition is mistaken
     for i, a in enumerate(stored):
@@ -1238,6 +1392,11 @@ def _validate(model: Model) -> frozenset[Entity]:
             _validate_edges(collection, collection.target, member_shape)
         _validate_levels(collection, member_shape)
         _validate_range(collection, member_shape)
+        if collection.range is not None and indexes[collection.index].sk_type == "B":
+            raise ValueError(
+                f"{collection.name}: range={collection.range!r} on a binary sort key, whose order is its bytes' and"
+                " not its base64 text's: drop range="
+            )
         if collection.shards > 1 and (collection.levels or collection.index is not None):
             # A GSI's ExclusiveStartKey holds a table key too, which no one position gives for every shard.
             raise ValueError(f"{collection.name}: a sharded collection is read from the table's key, without levels")
@@ -1311,6 +1470,49 @@ def _validate_type_name(entity: Entity) -> None:
             f"{entity.name}: the GraphQL schema already has a type named {entity.name!r} of its own; rename the"
             f" entity (e.g. Account{entity.name}: the stored items do not hold its name, a discriminator's value"
             " stays as it is)"
+        )
+
+
+def _validate_typed_keys(indexes: Mapping[str | None, Index], entity: Entity) -> None:
+    """A number or binary key holds one value and no text: each of the entity's templates on one is a single plain
+    field (``{ts}``), an id or, in a secondary index's sort key, an INT attribute of a number key."""
+    for name, shapes in ((name, entity.shapes(name)) for name in entity.keys):
+        index = indexes[name]
+        for shape in shapes:
+            keys = ((index.pk, index.pk_type, shape.pk, "pk"), (index.sk, index.sk_type, shape.sk, "sk"))
+            for attribute, kind, template, part in keys:
+                if kind == "S" or (entity.partition and part == "sk"):  # a partition's sort key is never written
+                    continue
+                _validate_typed_template(entity, index, attribute, kind, template, part)
+
+
+def _validate_typed_template(
+    entity: Entity, index: Index, attribute: str, kind: KeyType, template: KeyTemplate, part: str
+) -> None:
+    where = f"{entity.name}: {attribute} is a {'number' if kind == 'N' else 'binary'} key ({kind})"
+    where += "" if index.name is None else f" of index {index.name!r}"
+    one = template.fields[0] if template.fields else "id"
+    if template.is_constant:  # one item's key (a series' head at 0, the gateway's records): a value of the type
+        try:
+            constant = key_text(kind, key_value(kind, template.pattern))
+        except BadUserInput:
+            constant = None
+        if constant == template.pattern:
+            return
+    if template.pattern != f"{{{one}}}":
+        raise ValueError(
+            f"{where}, which holds one value and no text, so its template is one field alone (or one constant"
+            f" {'whole number' if kind == 'N' else 'base64 value'}), not"
+            f" {template.pattern!r}: write {part}='{{{one}}}' (YAML: {part}: '{{{one}}}'), or declare {attribute} text"
+            f" ({part}_type='S'; YAML: {part}_type: S)"
+        )
+    spec = entity.declared.get(one)
+    if spec is not None and spec.from_id is None and (kind != "N" or spec.type != "INT"):
+        raise ValueError(
+            f"{where}: it holds the attribute {one}, so {one} is a number: declare it INT"
+            f" ({one!r}: 'INT'; YAML: {one}: INT)"
+            if kind == "N"
+            else f"{where}: it holds ids only, and {one} is an attribute: make it an id by dropping it from attributes"
         )
 
 

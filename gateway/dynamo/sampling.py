@@ -1,7 +1,7 @@
-"""A bounded sample of a table another tool filled, and its key schema: what ``tablegraph init`` drafts from.
+"""A bounded sample of a table another tool filled, and its key schema: what ``tablegraph init`` drafts from, and
+what ``tablegraph check`` (and ``serve``'s check at start-up) holds against the declaration.
 
-The sample is read with Scan, the second of the two scans tablegraph has (``recount`` is the other): offline, on
-request, and stopped after ``limit`` items. Nothing that serves requests uses it.
+The sample is read with Scan, stopped after ``limit`` items, on its own client: never one that serves requests.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from boto3.dynamodb.types import TypeDeserializer
 from botocore.exceptions import BotoCoreError, ClientError
 
 from gateway.config import Settings
+from gateway.design.model import KEY_TYPES, KeyType
 from gateway.dynamo.client import client_options, translate
 
 SAMPLE_PAGE = 100
@@ -31,12 +32,18 @@ class KeySchema:
     pk: str
     sk: str | None
     indexes: Mapping[str, tuple[str, str | None]] = field(default_factory=dict)
+    types: Mapping[str, KeyType] = field(default_factory=dict)
+    """The key attributes that are not text (S), by name: N or B, as AttributeDefinitions declares them."""
 
 
 @dataclass(frozen=True)
 class Sample:
     keys: KeySchema
     items: list[dict[str, Any]]
+    description: Mapping[str, Any] = field(default_factory=dict)
+    """The table as DescribeTable answers."""
+    complete: bool = False
+    """Whether the sample holds every item of the table."""
 
 
 def key_schema(description: Mapping[str, Any]) -> KeySchema:
@@ -48,7 +55,13 @@ def key_schema(description: Mapping[str, Any]) -> KeySchema:
 
     pk, sk = pair(description["KeySchema"])
     indexes = {index["IndexName"]: pair(index["KeySchema"]) for index in description.get("GlobalSecondaryIndexes", [])}
-    return KeySchema(pk, sk, indexes)
+    types: dict[str, KeyType] = {
+        one["AttributeName"]: kind
+        for one in description.get("AttributeDefinitions", [])
+        for kind in KEY_TYPES
+        if one["AttributeType"] == kind != "S"
+    }
+    return KeySchema(pk, sk, indexes, types)
 
 
 async def sample_table(settings: Settings, table: str, limit: int, progress: Progress) -> Sample:
@@ -57,6 +70,7 @@ async def sample_table(settings: Settings, table: str, limit: int, progress: Pro
         raise ValueError("a sample holds at least one item")
     decode = TypeDeserializer().deserialize
     items: list[dict[str, Any]] = []
+    complete = False
     try:
         async with aioboto3.Session().client("dynamodb", **client_options(settings)) as client:
             described = await client.describe_table(TableName=table)
@@ -70,8 +84,9 @@ async def sample_table(settings: Settings, table: str, limit: int, progress: Pro
                 if not start:
                     # The table held fewer items than asked for: all of them were read.
                     progress(len(items), len(items))
+                    complete = True
                     break
                 params["ExclusiveStartKey"] = start
     except (ClientError, BotoCoreError) as error:
         raise translate(error) from error
-    return Sample(key_schema(described["Table"]), items)
+    return Sample(key_schema(described["Table"]), items, described["Table"], complete)

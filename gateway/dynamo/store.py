@@ -2,7 +2,7 @@
 are batched, lists are Queries.
 
 Writes are conditional, alone or in one transaction; GetItem only reads back what a write just did. The one
-Scan, ``scan_pages``, exists for the offline ``tablegraph recount`` and is never used while serving.
+Scan, ``scan_pages``, exists for the offline ``tablegraph recount`` and ``check --full``, never used while serving.
 ``ClientError`` and connection failures become our own errors through ``dynamo.client.translate``.
 """
 
@@ -11,7 +11,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from base64 import b64decode, b64encode
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -24,7 +25,7 @@ from botocore import xform_name
 from botocore.exceptions import BotoCoreError, ClientError, EndpointConnectionError
 
 from gateway.config import Settings
-from gateway.design.model import Item, Model
+from gateway.design.model import Item, KeyType, Model
 from gateway.dynamo import accounting
 from gateway.dynamo.accounting import Ledger, capacity_units, next_round
 from gateway.dynamo.client import client_options, error_code, translate
@@ -67,6 +68,8 @@ _attempts: ContextVar[list[bool] | None] = ContextVar("tablegraph_write_attempts
 """For the write this task is sending: per attempt, whether it ended without a definite answer."""
 
 Key = dict[str, str]
+"""Key attributes by name, each as text: a number key's decimal digits, a binary key's base64 (``Model.key``)."""
+_TEXT_KEYS: Mapping[str, KeyType] = {}
 
 
 @dataclass(frozen=True)
@@ -85,19 +88,21 @@ class QueryRequest:
     filter: Filter | None = None
     """Applied by DynamoDB after it reads: ``limit`` then bounds the items read, not those returned."""
 
-    def params(self, table: str) -> dict[str, Any]:
+    def params(self, table: str, types: Mapping[str, KeyType] = _TEXT_KEYS) -> dict[str, Any]:
+        """The Query's parameters; ``types``: the key attributes that are no text (``Model.key_types``)."""
         pk_name, pk_value = self.partition
         names = {"#pk": pk_name}
-        values: dict[str, Any] = {":pk": {"S": pk_value}}
+        values: dict[str, Any] = {":pk": _wire_key_value(types, pk_name, pk_value)}
         condition = "#pk = :pk"
         if self.sort is not None:
             sk_name, operator, sk_value = self.sort
             names["#sk"] = sk_name
-            values[":sk"] = {"S": sk_value}
+            values[":sk"] = _wire_key_value(types, sk_name, sk_value)
             if operator == "begins_with":
                 condition += " AND begins_with(#sk, :sk)"
             elif operator == "between":
-                values[":sk_end"] = {"S": self.sort_end}
+                assert self.sort_end is not None
+                values[":sk_end"] = _wire_key_value(types, sk_name, self.sort_end)
                 condition += " AND #sk BETWEEN :sk AND :sk_end"
             else:
                 condition += f" AND #sk {operator} :sk"
@@ -112,7 +117,7 @@ class QueryRequest:
         if self.index is not None:
             params["IndexName"] = self.index
         if self.start_key is not None:
-            params["ExclusiveStartKey"] = {k: {"S": v} for k, v in self.start_key.items()}
+            params["ExclusiveStartKey"] = _wire_key(self.start_key, types)
         if self.filter is not None:
             params["FilterExpression"], filter_names, filter_values = expression(self.filter)
             names.update(filter_names)
@@ -147,6 +152,7 @@ class Store:
         self._plane = plane
         self.model = model
         self.table = model.table
+        self._types = model.key_types
         self._decode = decode or _item
         self._written = self._decode if plane is not None and plane.decode_items else _item
         self.hooks = plane.hooks if plane is not None else Hooks()
@@ -206,7 +212,7 @@ class Store:
 
     async def _batch_get_chunk(self, keys: list[Key], ledger: Ledger, round_: int) -> tuple[list[Item], int]:
         items: list[Item] = []
-        request: dict[str, Any] = {self.table: {"Keys": [_wire_key(key) for key in keys]}}
+        request: dict[str, Any] = {self.table: {"Keys": [_wire_key(key, self._types) for key in keys]}}
         for attempt in range(UNPROCESSED_ATTEMPTS):
             # A key whose item is missing costs a read as much as a small item does (DynamoDB charges the minimum;
             # DynamoDB Local reports nothing): accounted so, an answer the guard withholds from the caller reads
@@ -232,25 +238,25 @@ class Store:
         items: list[Item] = []
         start_key = request.start_key
         while True:
-            params = request.params(self.table)
+            params = request.params(self.table, self._types)
             params["Limit"] = request.limit - len(items)
             if start_key is not None:
-                params["ExclusiveStartKey"] = _wire_key(start_key)
+                params["ExclusiveStartKey"] = _wire_key(start_key, self._types)
             response, _ = await self._send("Query", ledger, None, **params)
             items.extend(self._decode(raw) for raw in response.get("Items", []))
             last = response.get("LastEvaluatedKey")
-            start_key = {k: v["S"] for k, v in last.items()} if last else None
+            start_key = _key_of(last) if last else None
             if start_key is None or len(items) >= request.limit:
                 return QueryResult(items, start_key)
 
     async def query_once(self, request: QueryRequest, ledger: Ledger) -> QueryResult:
         """One Query call reading at most ``request.limit`` items (returning those its filter keeps)."""
-        params = request.params(self.table)
+        params = request.params(self.table, self._types)
         params["Limit"] = request.limit
         response, _ = await self._send("Query", ledger, None, **params)
         last = response.get("LastEvaluatedKey")
         items = [self._decode(raw) for raw in response.get("Items", [])]
-        return QueryResult(items, {k: v["S"] for k, v in last.items()} if last else None)
+        return QueryResult(items, _key_of(last) if last else None)
 
     async def ping(self) -> bool:
         """Whether the table answers; used by the health check."""
@@ -317,9 +323,11 @@ class Store:
     def _wire_op(self, op: WriteOp) -> dict[str, Any]:
         body: dict[str, Any] = {"TableName": self.table, "ReturnValuesOnConditionCheckFailure": "ALL_OLD"}
         if op.action == "Put":
-            body["Item"] = _wire_item(op.item or {})
+            # Its key attributes are text, as Model.item writes them: a number or binary key is sent as its type.
+            item = op.item or {}
+            body["Item"] = _wire_item(self.model.stored(item) if self._types else item)
         else:
-            body["Key"] = _wire_key(op.key)
+            body["Key"] = _wire_key(op.key, self._types)
         if op.update is not None:
             body["UpdateExpression"] = op.update
         if op.condition is not None:
@@ -337,7 +345,7 @@ class Store:
             ledger,
             None,
             TableName=self.table,
-            Key=_wire_key(key),
+            Key=_wire_key(key, self._types),
             ConsistentRead=True,
             ReturnConsumedCapacity="TOTAL",
         )
@@ -348,9 +356,9 @@ class Store:
         """Every item ``request`` matches, a page of at most ``request.limit`` at a time; for cascades."""
         start_key = request.start_key
         while True:
-            params = {**request.params(self.table), "Limit": request.limit}
+            params = {**request.params(self.table, self._types), "Limit": request.limit}
             if start_key is not None:
-                params["ExclusiveStartKey"] = _wire_key(start_key)
+                params["ExclusiveStartKey"] = _wire_key(start_key, self._types)
             response, _ = await self._send("Query", ledger, None, **params)
             items = [self._decode(raw) for raw in response.get("Items", [])]
             if items:
@@ -358,13 +366,16 @@ class Store:
             last = response.get("LastEvaluatedKey")
             if not last:
                 return
-            start_key = {k: v["S"] for k, v in last.items()}
+            start_key = _key_of(last)
 
-    async def scan_pages(self, ledger: Ledger) -> AsyncIterator[list[Item]]:
-        """Every item of the table, a page at a time. Only the offline ``tablegraph recount`` may use this."""
+    async def scan_pages(self, ledger: Ledger, segment: tuple[int, int] | None = None) -> AsyncIterator[list[Item]]:
+        """Every item of the table (of one ``(segment, total segments)`` of it), a page at a time. Only the offline
+        ``tablegraph recount`` and ``tablegraph check --full`` may use this."""
         start: dict[str, Any] | None = None
         while True:
             params: dict[str, Any] = {"TableName": self.table, "ReturnConsumedCapacity": "TOTAL"}
+            if segment is not None:
+                params["Segment"], params["TotalSegments"] = segment
             if start is not None:
                 params["ExclusiveStartKey"] = start
             response, _ = await self._send("Scan", ledger, None, **params)
@@ -375,8 +386,12 @@ class Store:
 
     async def estimated_item_count(self) -> int:
         """DynamoDB's item count for the table, refreshed about every six hours: good for a progress bar."""
-        description = await self._call("DescribeTable", TableName=self.table)
-        return int(description["Table"].get("ItemCount", 0))
+        return int((await self.describe()).get("ItemCount", 0))
+
+    async def describe(self) -> dict[str, Any]:
+        """The table as DescribeTable answers: its keys, indexes, projections and stream."""
+        description: dict[str, Any] = (await self._call("DescribeTable", TableName=self.table))["Table"]
+        return description
 
     # --- administration and seeding -------------------------------------------------------------------------
 
@@ -418,6 +433,18 @@ class Store:
                 raise GatewayError(f"table {self.table!r} exists without the index {index.name!r}")
             if existing[index.name] != {(index.pk, "HASH"), (index.sk, "RANGE")}:
                 raise GatewayError(f"index {index.name!r} of table {self.table!r} has another key schema")
+        # A key of another type than declared matches no key the gateway sends: every read would come back empty.
+        held = {one["AttributeName"]: one["AttributeType"] for one in description.get("AttributeDefinitions", [])}
+        declared = {
+            one["AttributeName"]: one["AttributeType"] for one in table_definition(self.model)["AttributeDefinitions"]
+        }
+        other = sorted(
+            f"{name} is {held[name]}, declared {kind}"
+            for name, kind in declared.items()
+            if held.get(name, kind) != kind
+        )
+        if other:
+            raise GatewayError(f"table {self.table!r} exists with keys of other types: {'; '.join(other)}")
 
     async def put_items(self, items: Iterable[Item]) -> int:
         """Write items in batches of 25, retrying unprocessed ones; for seeding and maintenance."""
@@ -471,6 +498,7 @@ class Store:
 def table_definition(model: Model) -> CreateTableDefinition:
     """CreateTable's parameters but the table's name: the keys and indexes ``model`` declares, on demand."""
     attributes = sorted({name for index in model.indexes for name in (index.pk, index.sk)})
+    types = model.key_types
     table_index = model.index(None)
     gsis: list[GlobalSecondaryIndexTypeDef] = [
         {
@@ -486,7 +514,7 @@ def table_definition(model: Model) -> CreateTableDefinition:
     ]
     definition: CreateTableDefinition = {
         "BillingMode": "PAY_PER_REQUEST",
-        "AttributeDefinitions": [{"AttributeName": name, "AttributeType": "S"} for name in attributes],
+        "AttributeDefinitions": [{"AttributeName": name, "AttributeType": types.get(name, "S")} for name in attributes],
         "KeySchema": [
             {"AttributeName": table_index.pk, "KeyType": "HASH"},
             {"AttributeName": table_index.sk, "KeyType": "RANGE"},
@@ -575,8 +603,27 @@ def _key_id(key: Key) -> tuple[tuple[str, str], ...]:
     return tuple(sorted(key.items()))
 
 
-def _wire_key(key: Key) -> dict[str, Any]:
-    return {name: {"S": value} for name, value in key.items()}
+def _wire_key(key: Key, types: Mapping[str, KeyType]) -> dict[str, Any]:
+    if not types:  # every key text: the common case, with no look-up per attribute
+        return {name: {"S": value} for name, value in key.items()}
+    return {name: _wire_key_value(types, name, value) for name, value in key.items()}
+
+
+def _wire_key_value(types: Mapping[str, KeyType], name: str, text: str) -> dict[str, Any]:
+    """A key attribute's text as DynamoDB's typed JSON: a number as its digits, binary as its bytes (which the
+    client and the data plane send as base64)."""
+    kind = types.get(name, "S")
+    return {kind: b64decode(text) if kind == "B" else text}
+
+
+def _key_of(wire: Mapping[str, Any]) -> Key:
+    """A LastEvaluatedKey as text, as ``Model.key`` gives keys: a number's digits as DynamoDB writes them, binary
+    as base64 (which the data plane leaves as DynamoDB sent it, and botocore parses into bytes)."""
+    out: Key = {}
+    for name, value in wire.items():
+        ((_, held),) = value.items()
+        out[name] = b64encode(held).decode() if isinstance(held, bytes) else held
+    return out
 
 
 def _wire_item(item: Item) -> dict[str, Any]:

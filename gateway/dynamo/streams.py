@@ -34,8 +34,10 @@ wire format (absent when the stream has none), ``position``, and ``replayed`` wh
 checkpoint (it happened before the reader that read it started)."""
 Publish = Callable[[Record], None]
 
-_LEASE_PK = "TABLEGRAPH#STREAM-LEASE"
-_LEASE_SK = "LEASE"
+LEASE_PK = "TABLEGRAPH#STREAM-LEASE"
+"""The partition key of the stream reader's lease: an item of the gateway's own in the served table, of no entity."""
+_LEASE_SK: dict[str, dict[str, Any]] = {"S": {"S": "LEASE"}, "N": {"N": "0"}, "B": {"B": b"LEASE"}}
+"""The lease item's sort key by the table's sort key type."""
 _GONE = {"TrimmedDataAccessException", "ResourceNotFoundException"}
 
 
@@ -101,7 +103,7 @@ class StreamClient:
         self._streams = streams
         self.table = table
         index = model.index(None)
-        self._lease_key = {index.pk: {"S": _LEASE_PK}, index.sk: {"S": _LEASE_SK}}
+        self._lease_key = {index.pk: {"S": LEASE_PK}, index.sk: _LEASE_SK[index.sk_type]}
         self._pk = index.pk
 
     @classmethod

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from gateway.design.keys import Ids, validate_id
@@ -57,16 +58,24 @@ class Window:
         return "before" if self.backward else "after"
 
 
-def window(args: Mapping[str, Any], first_given: bool, default: int, maximum: int, collection: Collection) -> Window:
+def window(
+    args: Mapping[str, Any],
+    first_given: bool,
+    default: int,
+    maximum: int,
+    collection: Collection,
+    numeric: bool = False,
+) -> Window:
     """The page a connection's arguments ask for. ``first`` has a default, so it reads forwards unless ``last``
     or ``before`` is given; then ``first`` and ``after`` must be left out (``first_given``: the client set it).
+    ``numeric``: the collection sorts by a number key (``sorts_by_number``).
 
     Paging both ways at once (Relay allows ``first`` with ``last``) answers nothing a client needs and is refused.
     """
     order = args.get("order")
     flipped = order is not None and (getattr(order, "value", order) == ASCENDING) != collection.ascending
     where = filters.parse(args.get(filters.ARGUMENT), collection)
-    ranged = key_range(args, collection)
+    ranged = key_range(args, collection, numeric)
     last, before, after = args.get("last"), args.get("before"), args.get("after")
     if last is None and before is None:
         size = page_size(args.get("first"), default, maximum)
@@ -86,14 +95,21 @@ RANGE_OPERATORS = ("between", "gte", "lte", "beginsWith")
 """The fields of a range argument (GraphQL names): one of them is given."""
 
 
+def sorts_by_number(model: Model, collection: Collection) -> bool:
+    """Whether ``collection``'s members sort by a number key: its range is of numbers, compared as numbers."""
+    return model.index(collection.index).sk_type == "N"
+
+
 @dataclass(frozen=True)
 class KeyRange:
     """A stretch of a collection's sort key (``Collection.range``), as the values of its last field: inclusive
-    bounds, either of which may be open, or a prefix. Compared as DynamoDB compares keys, by UTF-8 bytes."""
+    bounds, either of which may be open, or a prefix. Compared as DynamoDB compares keys: text by UTF-8 bytes,
+    a number key (``numeric``) as numbers."""
 
     low: str | None = None
     high: str | None = None
     prefix: str | None = None
+    numeric: bool = False
 
     def condition(self, attribute: str, head: str) -> tuple[tuple[str, str, str], str | None]:
         """The Query's sort key condition (and the upper bound of a ``between``) under ``head``, the key's text
@@ -115,14 +131,20 @@ class KeyRange:
         """Whether a sort key is in the range (a cursor's position must be, or DynamoDB refuses to resume there)."""
         if not key.startswith(head):
             return False
+        if self.numeric:  # the whole key is the number (a number key holds no text)
+            number = Decimal(key)
+            return (self.low is None or number >= Decimal(self.low)) and (
+                self.high is None or number <= Decimal(self.high)
+            )
         value = key[len(head) :].encode()
         if self.prefix is not None:
             return value.startswith(self.prefix.encode())
         return (self.low is None or value >= self.low.encode()) and (self.high is None or value <= self.high.encode())
 
 
-def key_range(args: Mapping[str, Any], collection: Collection) -> KeyRange | None:
-    """The range a connection's range argument (as GraphQL coerced it) asks for; None when it asks for none."""
+def key_range(args: Mapping[str, Any], collection: Collection, numeric: bool = False) -> KeyRange | None:
+    """The range a connection's range argument (as GraphQL coerced it) asks for; None when it asks for none.
+    ``numeric``: of a number key, whose bounds are whole numbers' text (``Long``)."""
     if collection.range is None:
         return None
     argument = graphql_name(collection.range)
@@ -143,13 +165,13 @@ def key_range(args: Mapping[str, Any], collection: Collection) -> KeyRange | Non
         if len(value) != 2:
             raise BadUserInput(f"{argument}.between takes two values: low, then high", argument=argument)
         low, high = (_bound(collection, str(one), argument) for one in value)
-        if low.encode() > high.encode():
+        if (Decimal(low) > Decimal(high)) if numeric else (low.encode() > high.encode()):
             raise BadUserInput(f"{argument}.between takes the low bound first: {low!r} > {high!r}", argument=argument)
-        return KeyRange(low=low, high=high)
+        return KeyRange(low=low, high=high, numeric=numeric)
     if operator == "beginsWith":
         return KeyRange(prefix=validate_id(str(value), argument))
     text = _bound(collection, str(value), argument)
-    return KeyRange(low=text) if operator == "gte" else KeyRange(high=text)
+    return KeyRange(low=text, numeric=numeric) if operator == "gte" else KeyRange(high=text, numeric=numeric)
 
 
 def _bound(collection: Collection, value: str, argument: str) -> str:

@@ -248,7 +248,7 @@ class Reader:
         asked = max(self._asked[key] for key in keys)
         result = await self.store.batch_get([{table.pk: pk, table.sk: sk} for pk, sk in keys], self.ledger, asked)
         self._answered.update(dict.fromkeys(keys, result.round))
-        found = {(item[table.pk], item[table.sk]): item for item in self._screened(result.items)}
+        found = {self.model.table_key_of(item): item for item in self._screened(result.items)}
         return [found.get(key) for key in keys]
 
     # --- pages ----------------------------------------------------------------------------------------------
@@ -256,7 +256,10 @@ class Reader:
     def window(self, args: Mapping[str, Any], first_given: bool, collection: Collection) -> queries.Window:
         """The page a connection's arguments ask for, with this gateway's page sizes."""
         settings = self._settings
-        return queries.window(args, first_given, settings.default_page_size, settings.max_page_size, collection)
+        numeric = queries.sorts_by_number(self.model, collection)
+        return queries.window(
+            args, first_given, settings.default_page_size, settings.max_page_size, collection, numeric
+        )
 
     async def page(self, collection: Collection, parent_ids: Ids, window: queries.Window) -> Page:
         """A page of ``collection``; the same page asked for twice in one request is read once."""
@@ -370,17 +373,21 @@ class Reader:
     ) -> Page:
         binding = queries.binding(collection, parent_ids)
         fields = self.model.position_fields(collection)
-        table = self.model.index(None)
         members: list[Member] = []
+        # Positions are text: a number or binary key's value is turned into it (text keys are as read).
+        text = self.model.id_text if self.model.key_types else None
         for item, found in read:
             entity, ids = _member_of(self.model, collection, item, found)
             if ids is None:
                 continue
-            position = {name: item[name] for name in fields}
+            if text is None:
+                position = {name: item[name] for name in fields}
+            else:
+                position = {name: text(name, item[name]) for name in fields}
             members.append(Member(ids, item, self._codec, binding, position, entity))
             # A member read here is served again from the cache if a link points back at it. Its key is the
             # one it was recognised by, so it is taken from the item rather than formatted again.
-            self._prime((item[table.pk], item[table.sk]), item, round_)
+            self._prime(self.model.table_key_of(item), item, round_)
         stopped = None
         if stopped_at is not None:
             position = {name: stopped_at[name] for name in fields}
@@ -528,7 +535,7 @@ class Reader:
             return
         table = self.model.index(None)
         result = await self.store.batch_get([{table.pk: pk, table.sk: sk} for pk, sk in wanted], self.ledger)
-        found = {(item[table.pk], item[table.sk]): item for item in self._screened(result.items)}
+        found = {self.model.table_key_of(item): item for item in self._screened(result.items)}
         for key in wanted:
             self._prime(key, found.get(key), result.round)
 

@@ -490,7 +490,7 @@ class Walk:
             raise TooLarge(self._max_objects)
 
     def _window(self, selected: Field, collection: Collection) -> queries.Window | None:
-        return window_of(selected, collection, self._default, self._maximum)
+        return window_of(self._model, selected, collection, self._default, self._maximum)
 
     # --- one round ------------------------------------------------------------------------------------------
 
@@ -598,11 +598,14 @@ class Walk:
         return key[table.pk], key[table.sk]
 
 
-def window_of(selected: Field, collection: Collection, default: int, maximum: int) -> queries.Window | None:
+def window_of(
+    model: Model, selected: Field, collection: Collection, default: int, maximum: int
+) -> queries.Window | None:
     """The page ``selected`` asks for; None when its arguments are refused (the field reports why)."""
     first_given = "first" in selected.given and selected.args.get("first") is not None
+    numeric = queries.sorts_by_number(model, collection)
     try:
-        return queries.window(selected.args, first_given, default, maximum, collection)
+        return queries.window(selected.args, first_given, default, maximum, collection, numeric)
     except GatewayError:
         return None
 
@@ -619,7 +622,7 @@ def beside(
             continue
         if relation.levels:
             continue
-        window = window_of(one, relation, default, maximum)
+        window = window_of(model, one, relation, default, maximum)
         if window is not None and window.with_parent(model, relation):
             return relation, window
     return None

@@ -463,7 +463,8 @@ class SharedReads:
             batch.add_done_callback(lambda done: done.exception())
             return
         index = self.model.index(None)
-        found = {_key_id({index.pk: item[index.pk], index.sk: item[index.sk]}): item for item in result.items}
+        names = index.pk, index.sk
+        found = {_key_id(dict(zip(names, self.model.table_key_of(item), strict=True))): item for item in result.items}
         for key_id in keys:
             self._known[key_id] = found.get(key_id)
         batch.set_result(None)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -24,6 +25,7 @@ from gateway.execution.cost import Budget, Planner
 from gateway.live.fanout import Feed
 from gateway.server import observe
 from gateway.server.auth import API_KEY_HEADER, AUTHORIZATION_HEADER, Authenticator
+from gateway.server.checkup import StartupCheck
 from gateway.server.declaration_file import load_model
 from gateway.server.documents import Documents
 from gateway.server.frontdoor import REQUEST_ID_HEADER, FrontDoor
@@ -78,12 +80,16 @@ def create_app(
     if tracer_provider is not None:
         graphql = observe.traced(graphql, tracer_provider)
 
+    checkup = StartupCheck(settings, declaration)
+
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         async with Store.open(settings, model) as store, Feed.open(settings, store, observe.task_crashed) as feed:
             observe.watch(store.hooks)
             app.state.store = store
             app.state.feed = feed
+            # On a client of its own: its Scan is neither a request's nor counted among the store's calls.
+            checking = asyncio.create_task(checkup.run()) if checkup.state == "running" else None
             # What start-up built (modules, the schema, botocore's service model) lives as long as the process.
             # Frozen, it is left out of the full collections that the objects of requests in flight trigger, which
             # would otherwise walk all of it every few requests (measured: a sixth of the CPU of reading 100 edges).
@@ -94,6 +100,8 @@ def create_app(
                 with closing_on_exit(feed, live):
                     yield
             finally:
+                if checking is not None:
+                    checking.cancel()
                 gc.set_threshold(*thresholds)
                 gc.unfreeze()
                 if exporting and tracer_provider is not None:
@@ -105,14 +113,16 @@ def create_app(
     async def readyz(request: Request) -> Response:
         store: Store = request.app.state.store
         feed: Feed = request.app.state.feed
+        check = checkup.readiness()
         if feed.unreachable is not None:
-            body = {"status": "unavailable", "table": store.table, "feed": feed.unreachable}
+            body = {"status": "unavailable", "table": store.table, "feed": feed.unreachable, "check": check}
             return JSONResponse(body, status_code=503)
         if feed.down:
-            return JSONResponse({"status": "unavailable", "table": store.table, "feed": "restarting"}, status_code=503)
+            body = {"status": "unavailable", "table": store.table, "feed": "restarting", "check": check}
+            return JSONResponse(body, status_code=503)
         if await store.ping():
-            return JSONResponse({"status": "ok", "table": store.table})
-        return JSONResponse({"status": "unavailable", "table": store.table}, status_code=503)
+            return JSONResponse({"status": "ok", "table": store.table, "check": check})
+        return JSONResponse({"status": "unavailable", "table": store.table, "check": check}, status_code=503)
 
     async def home(request: Request) -> Response:
         return RedirectResponse("/graphql")

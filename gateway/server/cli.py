@@ -1,4 +1,4 @@
-"""The ``tablegraph`` command: serve, create-table, seed, recount, export-schema, import, init."""
+"""The ``tablegraph`` command: serve, create-table, seed, recount, check, export-schema, import, init."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ from gateway.dynamo.store import Store
 from gateway.errors import GatewayError, Unavailable
 from gateway.server.declaration_file import load_model
 from gateway.server.local import DynamoDBLocal, LocalEngineError
+from gateway.writes.check import EXAMPLES, KEY_KINDS, Report
 
 log = logging.getLogger("tablegraph")
 
@@ -47,6 +48,7 @@ _COMMAND_SETTINGS: dict[str, tuple[str, ...]] = {
     "create-table": _TABLE_COMMAND,
     "seed": _TABLE_COMMAND,
     "recount": _TABLE_COMMAND,
+    "check": _TABLE_COMMAND,
     "export-schema": _EVERY_COMMAND,
     "init": ("endpoint_url", "aws", "region", "log_level"),
     "import": ("log_level",),
@@ -54,6 +56,8 @@ _COMMAND_SETTINGS: dict[str, tuple[str, ...]] = {
 # Commands that draft a declaration rather than load one.
 _DRAFTING = ("init", "import")
 DEFAULT_SAMPLE = 200
+CHECK_SAMPLE = 1000
+"""Items ``check`` reads without ``--full``."""
 
 
 class CommandError(Exception):
@@ -76,6 +80,10 @@ class EngineUnreachable(CommandError):
 
 class PortInUse(CommandError):
     exit_code = EXIT_PORT_IN_USE
+
+
+class KeysContradicted(CommandError):
+    """``serve`` on a table whose keys are not the declaration's."""
 
 
 def _version() -> str:
@@ -114,6 +122,26 @@ def _parser() -> argparse.ArgumentParser:
         help="rebuild the member counters (projectCount, ...) with one Scan; offline, for a table another tool wrote",
     )
     _add_settings(recount, _COMMAND_SETTINGS["recount"])
+    check = commands.add_parser(
+        "check",
+        help="hold the declaration against the table: its keys, indexes and stream, then a sample of its items, or "
+        f"every item with --full; exit {EXIT_FAILED} on a mismatch",
+    )
+    check.add_argument(
+        "--full", action="store_true", help="read every item (a parallel Scan, offline like recount), and recount"
+    )
+    check.add_argument(
+        "--sample",
+        type=int,
+        default=CHECK_SAMPLE,
+        metavar="N",
+        help=f"without --full, read at most N items with Scan (default {CHECK_SAMPLE})",
+    )
+    check.add_argument("--json", action="store_true", help="print the report as JSON (docs/cli.md has its shape)")
+    check.add_argument(
+        "--examples", type=int, default=EXAMPLES, metavar="N", help=f"example keys per finding (default {EXAMPLES})"
+    )
+    _add_settings(check, _COMMAND_SETTINGS["check"])
     export = commands.add_parser("export-schema", help="print the GraphQL schema (SDL)")
     export.add_argument("--output", type=Path, help="write to this file instead of standard output")
     export.add_argument(
@@ -130,7 +158,7 @@ def _parser() -> argparse.ArgumentParser:
     init = commands.add_parser(
         "init",
         help="draft a YAML declaration from a live table's key schema and a bounded sample read with Scan (with "
-        "recount, the only commands that scan; offline, never while serving)",
+        "recount and check, the only commands that scan; offline, never to answer a request)",
     )
     init.add_argument("--from-table", required=True, metavar="NAME", help="the table to sample")
     init.add_argument(
@@ -185,7 +213,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     output = args.pop("output", None)
     possible_types = args.pop("possible_types", None)
     drafting: dict[str, Any] = {
-        name: args.pop(name) for name in ("source", "path", "from_table", "sample") if name in args
+        name: args.pop(name)
+        for name in ("source", "path", "from_table", "sample", "full", "json", "examples")
+        if name in args
     }
     try:
         settings = Settings.from_env(**args)
@@ -216,6 +246,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             _require_endpoint(settings, command)
             _require_reachable(settings)
             return asyncio.run(_recount(settings, declaration))
+        elif command == "check":
+            _require_endpoint(settings, command)
+            _require_reachable(settings)
+            return _check(settings, declaration, drafting)
         else:
             _require_endpoint(settings, command)
             _require_reachable(settings)
@@ -316,6 +350,7 @@ def _serve(settings: Settings, declaration: Declaration) -> None:
     with _engine(settings) as (settings, managed):
         # A table someone else provides is served as it is: only our own engine, or a demo, gets one made.
         asyncio.run(_prepare(settings, declaration, create=settings.demo or managed, demo=settings.demo))
+        asyncio.run(_refuse_contradicting_keys(settings, declaration))
         where = f"{settings.host}:{settings.port}"
         if settings.auth_open:
             log.warning(
@@ -357,6 +392,32 @@ def _serve(settings: Settings, declaration: Declaration) -> None:
                 signal.signal(sig, handler)
 
 
+async def _refuse_contradicting_keys(settings: Settings, declaration: Declaration) -> None:
+    """Refuse a table whose keys or indexes contradict the declaration: every read would miss, without an error.
+    Other mismatches of the description are logged; a missing table is served as unavailable, as before."""
+    from gateway.writes.check import check_description
+
+    async with Store.open(settings, declaration.model) as store:
+        try:
+            description = await store.describe()
+        except Unavailable as error:
+            if _cause_code(error) == "ResourceNotFoundException":
+                return
+            raise
+    report = Report(store.table, full=False)
+    check_description(description, declaration.model, report)
+    contradictions = [one for one in report.errors if one.kind in KEY_KINDS]
+    for one in report.findings:
+        if one not in contradictions:
+            log.warning("table %s: %s %s: %s; fix: %s", store.table, one.kind, one.subject, one.problem, one.fix)
+    if contradictions:
+        said = "; ".join(f"{one.subject} {one.problem} (fix: {one.fix})" for one in contradictions)
+        raise KeysContradicted(
+            f"table {store.table!r} contradicts the declaration's keys, so every read would miss: {said}; "
+            f"`tablegraph check {_endpoint_options(settings)} --table {store.table}` lists every mismatch"
+        )
+
+
 def _ignore_signal(signum: int, frame: FrameType | None) -> None:
     log.debug("signal %d after shutdown", signum)
 
@@ -389,7 +450,7 @@ def _cause_code(error: GatewayError) -> str:
 
 def _key(declaration: Declaration, item: Item) -> dict[str, str]:
     table = declaration.model.index(None)
-    return {table.pk: item[table.pk], table.sk: item[table.sk]}
+    return dict(zip((table.pk, table.sk), declaration.model.table_key_of(item), strict=True))
 
 
 def _export_schema(
@@ -416,10 +477,7 @@ async def _recount(settings: Settings, declaration: Declaration) -> int:
         except Unavailable as error:
             if _cause_code(error) != "ResourceNotFoundException":
                 raise
-            raise TableMissing(
-                f"table {store.table!r} does not exist at {_where(settings)}: create it with `tablegraph "
-                f"create-table {_endpoint_options(settings)} --table {store.table}`, or name another with --table"
-            ) from None
+            raise _table_missing(settings, store.table) from None
     print(
         f"tablegraph: scanned {report.scanned} items; {report.parents} parents, {report.corrected} with counters set",
         file=sys.stderr,
@@ -432,6 +490,79 @@ async def _recount(settings: Settings, declaration: Declaration) -> int:
         )
         return 1
     return 0
+
+
+def _check(settings: Settings, declaration: Declaration, args: dict[str, Any]) -> int:
+    """``check``: the report on stdout (text or JSON), progress on stderr, and exit 1 when anything disagrees."""
+    from gateway.dynamo.sampling import sample_table
+    from gateway.writes.check import check_sample, check_table
+
+    if args["sample"] < 1 or args["examples"] < 0:
+        raise UsageError("--sample takes a number of items, at least 1; --examples 0 or more")
+    table = settings.table or declaration.model.table
+    bar = _ProgressBar(sys.stderr)
+    try:
+        if args["full"]:
+
+            async def full() -> Report:
+                async with Store.open(settings, declaration.model) as store:
+                    return await check_table(store, declaration.writes, bar, args["examples"])
+
+            report = asyncio.run(full())
+        else:
+
+            def progress(done: int, total: int) -> None:
+                bar("sampling", done, total)
+
+            sample = asyncio.run(sample_table(settings, table, args["sample"], progress))
+            report = check_sample(
+                sample.description, sample.items, declaration.writes, table, sample.complete, args["examples"]
+            )
+    except Unavailable as error:
+        if _cause_code(error) != "ResourceNotFoundException":
+            raise
+        raise _table_missing(settings, table) from None
+    if args["json"]:
+        sys.stdout.write(json.dumps(report.as_json(), indent=2, ensure_ascii=False) + "\n")
+    else:
+        sys.stdout.write(_report_text(report))
+    return EXIT_FAILED if report.errors else 0
+
+
+def _report_text(report: Report) -> str:
+    """A check's report for people: what was read, then each finding with its fix and example keys."""
+    if report.full:
+        read = f"every item ({report.scanned}) read"
+    elif report.complete:
+        read = f"a sample of {report.scanned} items read, which is every item"
+    else:
+        read = (
+            f"a sample of {report.scanned} items read, of about {report.described}: `check --full` reads every item "
+            "and recounts the counters"
+        )
+    lines = [f"table {report.table}: {read}"]
+    errors = report.errors
+    lines.append(
+        "no mismatch with the declaration"
+        if not errors
+        else f"{len(errors)} findings of mismatch with the declaration, {sum(one.count for one in errors)} items or "
+        "table settings in all"
+    )
+    for finding in report.findings:
+        lines += ["", f"{finding.severity} {finding.kind}: {finding.subject}: {finding.problem} ({finding.count})"]
+        lines.append(f"  fix: {finding.fix}")
+        for example in finding.examples:
+            key = " ".join(f"{name}={value!r}" for name, value in example["key"].items())
+            detail = f"  ({example['detail']})" if "detail" in example else ""
+            lines.append(f"  e.g. {key}{detail}")
+    return "\n".join(lines) + "\n"
+
+
+def _table_missing(settings: Settings, table: str) -> TableMissing:
+    return TableMissing(
+        f"table {table!r} does not exist at {_where(settings)}: create it with `tablegraph create-table "
+        f"{_endpoint_options(settings)} --table {table}`, or name another with --table"
+    )
 
 
 def _draft(command: str, settings: Settings, args: dict[str, Any], output: Path | None) -> int:

@@ -15,6 +15,7 @@ import yaml
 
 from gateway.design.declaration import Declaration, load
 from gateway.design.model import (
+    KEY_TYPES,
     Attribute,
     AttributeType,
     Collection,
@@ -22,6 +23,7 @@ from gateway.design.model import (
     Entity,
     Index,
     KeyShape,
+    KeyType,
     Link,
     Lookup,
     MintKind,
@@ -276,10 +278,17 @@ class _Builder:
         return self.built(("tenancy",), lambda: Declaration(model, tenancy))  # type: ignore[no-any-return]
 
     def index(self, name: str | None, spec: Any, path: KeyPath) -> Index:
-        keys = self.mapping(spec, path, {"pk", "sk"})
-        if set(keys) != {"pk", "sk"}:
+        keys = self.mapping(spec, path, {"pk", "sk", "pk_type", "sk_type"})
+        if not {"pk", "sk"} <= set(keys):
             raise self.fail(path, "an index names its partition key attribute (pk) and sort key attribute (sk)")
-        return Index(name, self.text(keys["pk"], (*path, "pk")), self.text(keys["sk"], (*path, "sk")))
+        pk_type, sk_type = (self.key_type(keys.get(part, "S"), (*path, part)) for part in ("pk_type", "sk_type"))
+        return Index(name, self.text(keys["pk"], (*path, "pk")), self.text(keys["sk"], (*path, "sk")), pk_type, sk_type)
+
+    def key_type(self, value: Any, path: KeyPath) -> KeyType:
+        for kind in KEY_TYPES:
+            if value == kind:
+                return kind
+        raise self.fail(path, f"a key attribute's type is S (text), N (a number) or B (binary), not {value!r}")
 
     def key_shape(self, spec: Any, path: KeyPath) -> KeyShape:
         keys = self.mapping(spec, path, _SHAPE_KEYS)

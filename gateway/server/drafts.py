@@ -18,6 +18,7 @@ from typing import Any
 import yaml
 
 from gateway.design.keys import SEPARATOR
+from gateway.design.model import KeyType, key_text
 from gateway.design.values import is_binary_set
 from gateway.dynamo.sampling import KeySchema
 from gateway.server.declaration_file import SCHEMA_PATH, TABLE_KEYS, DeclarationFileError, parse
@@ -146,6 +147,15 @@ def _key_attributes(keys: KeySchema) -> list[tuple[str | None, str, str | None]]
     return [(None, keys.pk, keys.sk), *((name, pk, sk) for name, (pk, sk) in keys.indexes.items())]
 
 
+def _typed(keys: KeySchema, index: _Flow) -> _Flow:
+    """An index's keys with the type of each that is not text (``sk_type: N``), as AttributeDefinitions says."""
+    for part in ("pk", "sk"):
+        kind = keys.types.get(index[part])
+        if kind is not None:
+            index[f"{part}_type"] = kind
+    return index
+
+
 def find_discriminator(items: Sequence[Item], keys: KeySchema) -> str | None:
     """The text attribute every item holds and whose values name a handful of types, if there is one."""
     if not items:
@@ -166,6 +176,8 @@ def groups_of(items: Sequence[Item], keys: KeySchema) -> list[SampleGroup]:
     """Items grouped into types: by their discriminator's value when they hold one, else by their keys' shape. Some
     tables write a type attribute on some item types only: named as one (``EntityType``), it wins over an attribute
     every item holds that merely repeats; the items without it are grouped by shape."""
+    if keys.types:
+        items = [_keys_as_text(item, keys.types) for item in items]
     told = find_discriminator(items, keys)
     if told not in DISCRIMINATORS:
         named = [name for name in DISCRIMINATORS if any(isinstance(item.get(name), str) for item in items)]
@@ -181,6 +193,15 @@ def groups_of(items: Sequence[Item], keys: KeySchema) -> list[SampleGroup]:
             rest.append(item)
     typed = [SampleGroup(pascal(kind), members, (str(told), kind)) for kind, members in grouped.items()]
     return typed + [SampleGroup("", members) for members in _by_shape(rest, keys)]
+
+
+def _keys_as_text(item: Item, types: Mapping[str, KeyType]) -> Item:
+    """``item`` with its number and binary keys as the text of their ids (digits, base64), which templates hold."""
+    out = dict(item)
+    for name, kind in types.items():
+        if name in out:
+            out[name] = key_text(kind, out[name]) or out[name]
+    return out
 
 
 def _by_shape(items: Sequence[Item], keys: KeySchema) -> list[list[Item]]:
@@ -423,9 +444,9 @@ def draft(groups: Sequence[SampleGroup], keys: KeySchema, table: str) -> Draft:
     for entity in entities:
         _name_fields(entity, owners, words, keys)
     stored = {name for _, pk, sk in _key_attributes(keys) for name in (pk, sk) if name}
-    data: dict[str, Any] = {"table": table, "keys": _Flow(pk=keys.pk, sk=keys.sk)}
+    data: dict[str, Any] = {"table": table, "keys": _typed(keys, _Flow(pk=keys.pk, sk=keys.sk))}
     if keys.indexes:
-        data["indexes"] = {name: _Flow(pk=pk, sk=sk) for name, (pk, sk) in keys.indexes.items()}
+        data["indexes"] = {name: _typed(keys, _Flow(pk=pk, sk=sk)) for name, (pk, sk) in keys.indexes.items()}
     declared: dict[str, Any] = {}
     for entity in entities:
         out: dict[str, Any] = {"keys": {}}

@@ -40,6 +40,7 @@ from gateway.surface.toolkit import (
     Fields,
     Info,
     article,
+    id_type,
     list_or_null,
     named,
     new_class,
@@ -235,8 +236,12 @@ class Builder:
         cls = self.types[entity.name]
         fields = Fields(entity.name, taken=["id"])
         for name in entity.key_fields:
-            id_type = strawberry.ID | None if name in entity.optional_id_fields else strawberry.ID
-            fields.plain(name, id_type, f"From the {entity.name}'s own key.")
+            served = id_type(self.model, entity, name)
+            fields.plain(
+                name,
+                served | None if name in entity.optional_id_fields else served,
+                f"From the {entity.name}'s own key.",
+            )
         for name, spec in plain_attributes(entity):
             fields.plain(
                 name, self.type_of(entity, name, spec) | None, describe(entity, name, spec), field_name(name, spec)
@@ -383,7 +388,7 @@ class Builder:
             ]
             arguments.append(("where", where, UNSET))
         arguments += hierarchy.arguments(collection)
-        arguments += hierarchy.range_arguments(collection)
+        arguments += hierarchy.range_arguments(collection, queries.sorts_by_number(self.model, collection))
         return arguments
 
     def _plain_connection(

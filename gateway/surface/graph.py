@@ -18,7 +18,7 @@ from gateway.surface.mutations import mutation_type
 from gateway.surface.roots import query_type
 from gateway.surface.subscriptions import subscription_type
 from gateway.surface.toolkit import NAMED, graphql_schema
-from gateway.surface.types import DATE_SCALAR, Date
+from gateway.surface.types import DATE_SCALAR, LONG_SCALAR, Date, Long
 
 
 @dataclass(frozen=True)
@@ -89,7 +89,7 @@ def _made(builder: Builder) -> GatewaySchema:
         subscription=subscription,
         types=list(builder.types.values()),
         extensions=[ErrorPolicy, Limits, Accounting],
-        config=StrawberryConfig(scalar_map={Date: DATE_SCALAR}),
+        config=StrawberryConfig(scalar_map={Date: DATE_SCALAR, Long: LONG_SCALAR}),
         execution_context_class=CompiledExecutor,
     )
 

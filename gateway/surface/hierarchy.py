@@ -8,6 +8,7 @@ from typing import Annotated, Any
 import strawberry
 
 from gateway.design.model import Collection, graphql_name
+from gateway.surface.types import Long
 
 
 def arguments(collection: Collection) -> list[tuple[str, Any, Any]]:
@@ -36,13 +37,26 @@ class RangeArgument:
     begins_with: str | None = strawberry.field(default=None, description="Values that start with this text.")
 
 
-def range_arguments(collection: Collection) -> list[tuple[str, Any, Any]]:
-    """The range argument of ``collection``, named after its sort key's last field; none without a range."""
+@strawberry.input(
+    name="LongRange",
+    description="A range of the numbers that are the members' sort key, read as the Query's key condition: give one"
+    " field. Values compare as numbers (10 is above 9).",
+)
+class NumberRangeArgument:
+    between: list[Long] | None = strawberry.field(default=None, description="From low to high, both included.")
+    gte: Long | None = strawberry.field(default=None, description="This value and every one above it.")
+    lte: Long | None = strawberry.field(default=None, description="This value and every one below it.")
+
+
+def range_arguments(collection: Collection, numeric: bool = False) -> list[tuple[str, Any, Any]]:
+    """The range argument of ``collection``, named after its sort key's last field (of numbers when the sort key
+    is a number key, ``numeric``); none without a range."""
     if collection.range is None:
         return []
     name = graphql_name(collection.range)
     description = f"Only the members whose {name} is in this range: one Query reads the range alone."
-    annotation = Annotated[RangeArgument | None, strawberry.argument(name=name, description=description)]
+    kind: Any = NumberRangeArgument if numeric else RangeArgument
+    annotation = Annotated[kind | None, strawberry.argument(name=name, description=description)]
     return [("key_range", annotation, None)]
 
 

@@ -31,6 +31,7 @@ from gateway.surface.toolkit import (
     Fields,
     Info,
     article,
+    id_type,
     named,
     new_class,
     resolve_info,
@@ -102,12 +103,13 @@ def _delete_description(builder: Builder, entity: Entity) -> str:
 
 def _create(builder: Builder, entity: Entity, verb: str) -> Callable[..., Any]:
     fields = Fields(_input_name(verb))
+    key_type = functools.partial(id_type, builder.model, entity)
     given = [name for name in entity.key_fields if name != entity.mint]
     for name in given:
         if name in entity.optional_id_fields:
-            fields.plain(name, strawberry.ID | None, f"Part of the new {entity.name}'s key.", default=None)
+            fields.plain(name, key_type(name) | None, f"Part of the new {entity.name}'s key.", default=None)
         else:
-            fields.plain(name, strawberry.ID, f"Part of the new {entity.name}'s key.")
+            fields.plain(name, key_type(name), f"Part of the new {entity.name}'s key.")
     # A list or map default is no GraphQL input default (a JSON one cannot be printed in the SDL, nor is it a
     # Python field default): a create that leaves it out stores a fresh copy.
     stored_defaults = {
@@ -153,15 +155,16 @@ def _create(builder: Builder, entity: Entity, verb: str) -> Callable[..., Any]:
 
 def _update(builder: Builder, entity: Entity, verb: str) -> Callable[..., Any]:
     fields = Fields(_input_name(verb))
+    key_type = functools.partial(id_type, builder.model, entity)
     for name in entity.id_fields:
-        fields.plain(name, strawberry.ID, f"Part of the {entity.name}'s key.")
+        fields.plain(name, key_type(name), f"Part of the {entity.name}'s key.")
     fields.plain("expectedVersion", int, EXPECTED_VERSION)
     # A tenant's id never moves: an update would carry the item into another tenant's partition of the index.
     movable = sorted(entity.movable_ids - set(builder.declaration.tenancy.grants))
     for name in movable:
         fields.plain(
             name,
-            strawberry.ID | None,
+            key_type(name) | None,
             f"Part of the {entity.name}'s keys in an index it is in only with it: a value puts it there (or moves it),"
             f" null takes it out. {KEEP}",
             default=strawberry.UNSET,
@@ -219,8 +222,9 @@ def _set_fields(fields: Fields, entity: Entity, name: str, python: Any) -> None:
 
 def _delete(builder: Builder, entity: Entity, verb: str) -> Callable[..., Any]:
     fields = Fields(_input_name(verb))
+    key_type = functools.partial(id_type, builder.model, entity)
     for name in entity.id_fields:
-        fields.plain(name, strawberry.ID, f"Part of the {entity.name}'s key.")
+        fields.plain(name, key_type(name), f"Part of the {entity.name}'s key.")
     fields.plain("expectedVersion", int | None, OPTIONAL_VERSION, default=None)
     if any(collection.parent is entity for collection in builder.model.collections):
         fields.plain("cascade", bool, CASCADE, default=False)

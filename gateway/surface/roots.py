@@ -14,7 +14,7 @@ from gateway.design.model import Collection, Entity, Lookup, graphql_name
 from gateway.errors import BadUserInput
 from gateway.execution.queries import MAX_BATCH_IDS, batch_ids
 from gateway.surface.builder import Builder, Served
-from gateway.surface.toolkit import Fields, Info, id_argument, new_class, resolve_info, signature
+from gateway.surface.toolkit import Fields, Info, id_argument, id_type, new_class, resolve_info, signature
 from gateway.surface.types import Node
 
 
@@ -63,7 +63,8 @@ def _one(builder: Builder, entity: Entity) -> Callable[..., Any]:
         return builder.object_of(info.context.reader, entity, await info.context.reader.get(entity, ids))
 
     parameters = [
-        (f"p{i}", id_argument(name, f"The {entity.name}'s {name}.")) for i, name in enumerate(entity.id_fields)
+        (f"p{i}", id_argument(name, f"The {entity.name}'s {name}.", id_type(builder.model, entity, name)))
+        for i, name in enumerate(entity.id_fields)
     ]
     return signature(resolve, parameters)
 
@@ -81,7 +82,8 @@ def _lookup(builder: Builder, lookup: Lookup) -> Callable[..., Any]:
         )
 
     parameters = [
-        (f"p{i}", id_argument(name, f"The {lookup.entity.name}'s {name}.")) for i, (_, name) in enumerate(arguments)
+        (f"p{i}", id_argument(name, f"The {lookup.entity.name}'s {name}.", id_type(builder.model, lookup.entity, name)))
+        for i, (_, name) in enumerate(arguments)
     ]
     return signature(resolve, parameters)
 
@@ -99,7 +101,10 @@ def _listed(builder: Builder, collection: Collection, served: Served) -> Callabl
         return await served.read(info, ids)
 
     parent = collection.parent.name
-    parameters = [(f"p{i}", id_argument(name, f"The {parent}'s {name}.")) for i, name in enumerate(names)]
+    parameters = [
+        (f"p{i}", id_argument(name, f"The {parent}'s {name}.", id_type(builder.model, collection.parent, name)))
+        for i, name in enumerate(names)
+    ]
     return signature(resolve, parameters, defaulted=served.arguments)
 
 
@@ -124,7 +129,8 @@ def _many(builder: Builder, entity: Entity, argument: str) -> Callable[..., Any]
         return [builder.object_of(reader, entity, item) for item in await reader.get_many(entity, keys)]
 
     description = f"At most {MAX_BATCH_IDS}; the same id may come more than once."
-    annotation = Annotated[list[strawberry.ID], strawberry.argument(name=argument, description=description)]
+    one = id_type(builder.model, entity, name)
+    annotation = Annotated[list[one], strawberry.argument(name=argument, description=description)]  # type: ignore[valid-type]
     return signature(resolve, [("p0", annotation)])
 
 

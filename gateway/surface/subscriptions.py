@@ -31,7 +31,7 @@ from gateway.live.fanout import Change, Topic, Watch, collection_topic, item_top
 from gateway.live.shares import Result
 from gateway.surface.builder import Builder
 from gateway.surface.context import Context, Live
-from gateway.surface.toolkit import Fields, Info, id_argument, new_class, resolve_info, signature
+from gateway.surface.toolkit import Fields, Info, id_argument, id_type, new_class, resolve_info, signature
 from gateway.surface.types import Node
 
 
@@ -120,7 +120,8 @@ class _Subscriptions:
                 yield event(change)
 
         parameters = [
-            (f"p{i}", id_argument(name, f"The {parent.name}'s {name}.")) for i, name in enumerate(parent.id_fields)
+            (f"p{i}", id_argument(name, f"The {parent.name}'s {name}.", id_type(self.model, parent, name)))
+            for i, name in enumerate(parent.id_fields)
         ]
         return signature(resolve, parameters, [("after", ResumeAfter)])
 

@@ -12,9 +12,10 @@ import strawberry
 from graphql import GraphQLResolveInfo, GraphQLSchema
 from strawberry.types.private import StrawberryPrivate
 
-from gateway.design.model import Entity, graphql_name
+from gateway.design.model import Entity, Model, graphql_name
 from gateway.design.naming import field_name, python_attribute
 from gateway.surface.context import Context
+from gateway.surface.types import Long
 
 Info = strawberry.Info[Context, None]
 
@@ -170,8 +171,13 @@ def signature(
     return resolve
 
 
-def id_argument(name: str, description: str) -> Any:
-    return Annotated[strawberry.ID, strawberry.argument(name=graphql_name(name), description=description)]
+def id_argument(name: str, description: str, type_: Any = strawberry.ID) -> Any:
+    return Annotated[type_, strawberry.argument(name=graphql_name(name), description=description)]
+
+
+def id_type(model: Model, entity: Entity, name: str) -> Any:
+    """An id's GraphQL type: ``Long`` for a number key's whole value, ``ID`` for any other (binary as base64)."""
+    return Long if model.id_type(entity, name) == "N" else strawberry.ID
 
 
 def list_or_null(item: Any) -> Any:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from datetime import date
 from enum import Enum
@@ -34,6 +35,39 @@ DATE_SCALAR = strawberry.scalar(
     description="A calendar date, written YYYY-MM-DD (ISO 8601), e.g. 2026-09-01.",
     serialize=_serialize_date,
     parse_value=_parse_date,
+)
+
+_EXACT_FLOAT = 2**53
+"""Past it a float no longer holds every whole number: a larger one must come as an integer or as digits."""
+
+
+def _serialize_long(value: object) -> int:
+    # Ids are text (``1700000000123``); a number key's INT attribute arrives as a Decimal or an int.
+    return int(value)  # type: ignore[call-overload,no-any-return]
+
+
+def _parse_long(value: object) -> str:
+    """A whole number as the id text keys hold (plain decimal digits): from a JSON integer, a float that is one
+    exactly, or its digits as a string."""
+    exact = isinstance(value, float) and value.is_integer() and abs(value) <= _EXACT_FLOAT
+    if exact or (isinstance(value, str) and LONG_TEXT.fullmatch(value)):
+        value = int(value)  # type: ignore[call-overload]
+    if not isinstance(value, int) or isinstance(value, bool) or len(str(abs(value))) > LONG_DIGITS:
+        raise BadUserInput(f"{value!r} is not a Long: a whole number of at most {LONG_DIGITS} digits")
+    return str(value)
+
+
+LONG_DIGITS = 38
+"""DynamoDB's precision: a number holds at most 38 significant digits."""
+LONG_TEXT = re.compile(r"-?[0-9]{1,38}")
+Long = NewType("Long", str)
+"""A number key's id (an epoch time in milliseconds): held as its decimal text, served as the ``Long`` scalar."""
+LONG_SCALAR = strawberry.scalar(
+    name="Long",
+    description="A whole number of any size (an epoch time in milliseconds, beyond Int's 32 bits), written as a JSON"
+    " number; taken as a number or as a string of its digits. JavaScript numbers hold it exactly up to 2^53.",
+    serialize=_serialize_long,
+    parse_value=_parse_long,
 )
 
 SCALARS: dict[AttributeType, Any] = {

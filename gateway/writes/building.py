@@ -176,7 +176,7 @@ def update(
                 removes[index.sk] = None
         else:
             # A key attribute of the table is never set (DynamoDB refuses it): an index may share it, unchanged.
-            sets.update((key, value) for key, value in keys.items() if key not in (table.pk, table.sk))
+            sets.update(model.stored({key: value for key, value in keys.items() if key not in (table.pk, table.sk)}))
     sets.update({VERSION: expected_version + 1, WRITE_ID: write_id})
     expression = "SET " + ", ".join(f"{expr.name(name)} = {expr.value(value)}" for name, value in sets.items())
     removed = [expr.name(name) for name in removes if name not in sets]
@@ -386,7 +386,7 @@ def _index_keys_are(model: Model, entity: Entity, ids: Ids, expr: Placeholders) 
     table = model.index(None)
     return [
         f"{expr.name(name)} = {expr.value(value)}"
-        for name, value in model.key_attributes(entity, ids).items()
+        for name, value in model.stored(model.key_attributes(entity, ids)).items()
         if name not in (table.pk, table.sk)
     ]
 

@@ -103,4 +103,6 @@ def test_init_on_a_missing_table_says_so(endpoint: str, capsys: pytest.CaptureFi
 def test_init_says_in_its_help_that_it_scans(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["--help"])
-    assert "read with Scan (with recount, the only commands that scan" in " ".join(capsys.readouterr().out.split())
+    assert "read with Scan (with recount and check, the only commands that scan" in " ".join(
+        capsys.readouterr().out.split()
+    )

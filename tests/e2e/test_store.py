@@ -10,6 +10,7 @@ import boto3
 import pytest
 
 from gateway.config import Settings
+from gateway.design.model import Entity, Index, KeyShape, Model
 from gateway.dynamo.accounting import Ledger
 from gateway.dynamo.store import QueryRequest, Store
 from gateway.errors import GatewayError, Unavailable
@@ -132,10 +133,11 @@ def test_the_store_scans_only_for_the_offline_recount_and_init_and_never_calls_p
     }
     assert scanning == {("dynamo/store.py", "scan_pages"), ("dynamo/sampling.py", "sample_table")}
     users = {path for path, tree in modules.items() if "scan_pages" in names(tree) or "scan_pages" in ast.dump(tree)}
-    assert users == {"dynamo/store.py", "writes/recount.py"}
-    # `tablegraph init --from-table` drafts a declaration from a bounded sample; nothing that serves reads it.
+    assert users == {"dynamo/store.py", "writes/recount.py", "writes/check.py"}
+    # `tablegraph init --from-table` drafts a declaration from a bounded sample, `check` checks one, and `serve`
+    # checks one once at start-up on a client of its own: no request reads it.
     samplers = {path for path, tree in modules.items() if "sample_table" in ast.dump(tree)}
-    assert samplers == {"dynamo/sampling.py", "server/cli.py"}
+    assert samplers == {"dynamo/sampling.py", "server/cli.py", "server/checkup.py"}
 
 
 async def test_create_table_refuses_a_table_whose_index_has_other_keys(endpoint: str, dynamodb: Any) -> None:
@@ -153,9 +155,27 @@ async def test_create_table_refuses_a_table_whose_index_has_other_keys(endpoint:
             }
         ],
     )
+    await _create_table_refused(endpoint, dynamodb, table, MODEL, "another key schema")
+
+
+async def test_create_table_refuses_a_table_whose_keys_have_other_types(endpoint: str, dynamodb: Any) -> None:
+    table = f"other-{uuid.uuid4().hex[:8]}"
+    reading = Entity("Reading", {None: KeyShape.of("DEVICE#{deviceId}", "{ts}")}, {"celsius": "N"})
+    series = Model(table, (Index(None, "PK", "SK", sk_type="N"),), (reading,))
+    dynamodb.create_table(
+        TableName=table,
+        BillingMode="PAY_PER_REQUEST",
+        AttributeDefinitions=[{"AttributeName": a, "AttributeType": "S"} for a in ("PK", "SK")],
+        KeySchema=[{"AttributeName": "PK", "KeyType": "HASH"}, {"AttributeName": "SK", "KeyType": "RANGE"}],
+    )
+    await _create_table_refused(endpoint, dynamodb, table, series, "keys of other types: SK is S, declared N")
+
+
+async def _create_table_refused(endpoint: str, dynamodb: Any, table: str, model: Model, refusal: str) -> None:
+    """``create_table`` of ``model`` on ``table``, which exists, is refused with ``refusal``; the table is dropped."""
     try:
-        async with Store.open(settings(endpoint, table), MODEL) as store:
-            with pytest.raises(GatewayError, match="another key schema"):
+        async with Store.open(settings(endpoint, table), model) as store:
+            with pytest.raises(GatewayError, match=refusal):
                 await store.create_table()
     finally:
         dynamodb.delete_table(TableName=table)
