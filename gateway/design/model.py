@@ -20,6 +20,10 @@ from typing import Any, Literal
 
 from gateway.design import values
 from gateway.design.keys import Ids, KeyTemplate, head, validate_id
+
+# graphql_name is part of this module's API, as it was before names had a module of their own.
+from gateway.design.naming import graphql_name as graphql_name
+from gateway.design.naming import refuse_shared_fields
 from gateway.design.segments import Case, fold
 from gateway.errors import BadUserInput
 
@@ -97,6 +101,8 @@ class Attribute:
     send and receive what is stored; inputs outside the set are refused. A stored value that is no GraphQL name
     (``in-progress``, ``on hold``, ``2fa``) has one made for it (``in_progress``, ``on_hold``, ``_2fa``), or the one
     ``enum_names`` gives (``{"2fa": "TWO_FACTOR"}``): inputs store the stored value, answers serve the name.
+    ``field``: the GraphQL field that serves the attribute (``field="createdAt"`` for ``_ct``); without it, the
+    field is named by ``naming.field_name`` (``_ct`` is ``ct``, ``follower#`` is ``follower``).
 
     Complex attributes: an M with a ``shape`` is a typed map, served as an object type of that shape; an L is a list
     of maps of ``shape``, or of scalars of type ``element``, of at most ``max_items`` elements. Both are served from
@@ -127,8 +133,13 @@ class Attribute:
     on_update: Literal["now"] | None = None
     clock: Clock | None = None
     enum_names: Mapping[str, str] | None = None
+    field: str | None = None
 
     def __post_init__(self) -> None:
+        if self.field is not None and (not _ENUM_VALUE.fullmatch(self.field) or self.field.startswith("__")):
+            raise ValueError(
+                f"field={self.field!r} is no GraphQL field name: letters, digits and _, not led by a digit or __"
+            )
         if self.text and self.type not in ("N", "INT"):
             raise ValueError(f"text= keeps a number as a string; {self.type} is no number")
         if self.shape is not None and self.type not in ("M", "L"):
@@ -224,6 +235,7 @@ class Shape:
         for name, spec in declared.items():
             if not spec.is_typed or not spec.is_input:
                 raise ValueError(f"{self.name}.{name}: a shape's fields are typed values a write gives")
+        refuse_shared_fields(self.name, declared)
         object.__setattr__(self, "fields", declared)
 
     @property
@@ -358,6 +370,9 @@ class Entity:
             name: spec if isinstance(spec, Attribute) else Attribute(spec) for name, spec in self.attributes.items()
         }
         object.__setattr__(self, "attributes", declared)
+        refuse_shared_fields(
+            self.name, {name: spec for name, spec in declared.items() if spec.from_id is None and spec.is_typed}
+        )
         if self.mint is not None and self.mint not in self.id_fields:
             raise ValueError(f"{self.name}: the minted id {self.mint!r} is not an id of its table key")
         _validate_minted(self)
@@ -729,24 +744,6 @@ class Root:
 
 def lower_camel(name: str) -> str:
     return name[:1].lower() + name[1:]
-
-
-def graphql_name(name: str) -> str:
-    """A declared name as GraphQL spells it, in camelCase: ``user_id`` is ``userId``, ``LikeCount`` is
-    ``likeCount``, ``URLPath`` is ``urlPath``; ``userId`` stays."""
-    head, *rest = name.split("_")
-    return _lower_head(head) + "".join(part[:1].upper() + part[1:] for part in rest)
-
-
-def _lower_head(word: str) -> str:
-    """``word`` with its leading capitals lowered, but the one that starts the next word (``URLPath``)."""
-    capitals = len(word) - len(word.lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZ"))
-    if capitals == 0:
-        return word
-    if capitals == len(word) or not word[capitals].isalpha():
-        return word[:capitals].lower() + word[capitals:]
-    keep = max(capitals - 1, 1)
-    return word[:keep].lower() + word[keep:]
 
 
 _Candidate = tuple[Entity, tuple[tuple[Index, tuple[KeyShape, ...]], ...]]

@@ -17,6 +17,7 @@ from enum import Enum
 from typing import Any
 
 from gateway.design.model import Collection
+from gateway.design.naming import field_name
 from gateway.dynamo.requests import Filter, Group, Operator, Test, expression
 from gateway.errors import BadUserInput
 
@@ -37,10 +38,14 @@ def parse(where: Mapping[str, Any] | None, collection: Collection) -> Filter | N
     for; None when it asks for nothing. Refuses what DynamoDB would refuse, and more than the limits allow."""
     if where is None:
         return None
-    return _group(where, collection, 1, [0])
+    served = {field_name(name, collection.entity.declared[name]): name for name in collection.filters}
+    return _group(where, collection, served, 1, [0])
 
 
-def _group(where: Mapping[str, Any], collection: Collection, depth: int, counted: list[int]) -> Filter | None:
+def _group(
+    where: Mapping[str, Any], collection: Collection, served: Mapping[str, str], depth: int, counted: list[int]
+) -> Filter | None:
+    """The filter of one level of ``where``; ``served`` names the stored attribute of each filterable field."""
     if depth > MAX_DEPTH:
         raise BadUserInput(f"and/or may nest at most {MAX_DEPTH} deep", argument=ARGUMENT)
     parts: list[Filter] = []
@@ -50,14 +55,15 @@ def _group(where: Mapping[str, Any], collection: Collection, depth: int, counted
         if name in ("and", "or"):
             if not condition:
                 raise BadUserInput(f"{name} needs at least one filter", argument=ARGUMENT)
-            inner = [_group(one, collection, depth + 1, counted) for one in condition]
+            inner = [_group(one, collection, served, depth + 1, counted) for one in condition]
             kept = tuple(one for one in inner if one is not None)
             if name == "or" and len(kept) < len(inner):
                 continue  # one alternative holds for every member: so does the whole or
             if kept:
                 parts.append(kept[0] if len(kept) == 1 else Group("and" if name == "and" else "or", kept))
             continue
-        if name not in collection.filters:
+        stored = served.get(name)
+        if stored is None:
             raise BadUserInput(f"{collection.name} cannot be filtered by {name}", argument=ARGUMENT)
         for operator in OPERATORS:
             value = condition.get(operator)
@@ -65,7 +71,7 @@ def _group(where: Mapping[str, Any], collection: Collection, depth: int, counted
                 counted[0] += 1
                 if counted[0] > MAX_TESTS:
                     raise BadUserInput(f"a filter holds at most {MAX_TESTS} conditions", argument=ARGUMENT)
-                parts.append(Test(name, operator, _operands(operator, value, name)))
+                parts.append(Test(stored, operator, _operands(operator, value, name)))
     if not parts:
         return None
     return parts[0] if len(parts) == 1 else Group("and", tuple(parts))

@@ -86,6 +86,7 @@ _ATTRIBUTE = {
     "max_length",
     "enum",
     "enum_names",
+    "field",
     "shape",
     "element",
     "max_items",

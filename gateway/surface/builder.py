@@ -28,9 +28,9 @@ from gateway.design.model import (
     Link,
     Shape,
     attribute_values,
-    graphql_name,
     served_value,
 )
+from gateway.design.naming import field_name, python_attribute
 from gateway.execution import queries, selection
 from gateway.execution.queries import Window
 from gateway.execution.reader import Member, Page, Reader
@@ -122,12 +122,12 @@ class Builder:
             return SCALARS[spec.type]
         key = (entity.name, name)
         if key not in self.enums:
-            type_name = named(entity.name + upper_first(graphql_name(name)))
+            type_name = named(entity.name + upper_first(field_name(name, spec)))
             members = [
                 (spec.enum_members[value], strawberry.enum_value(value, description=text or f"Stored as {value!r}."))
                 for value, text in spec.choices.items()
             ]
-            description = f"The values {entity.name}.{graphql_name(name)} may hold; they are stored as written."
+            description = f"The values {entity.name}.{field_name(name, spec)} may hold; they are stored as written."
             values: Any = Enum(type_name, members)  # type: ignore[misc]  # the functional API: the names are data
             self.enums[key] = strawberry.enum(values, description=description)
             self.enum_fields.setdefault(entity.name, []).append((name, self.enums[key]))
@@ -148,18 +148,19 @@ class Builder:
     def _serve_values(self, entity: Entity, names: Sequence[str]) -> Callable[[Item], dict[str, Any]]:
         enums = dict(self.enum_fields.get(entity.name, ()))
         shaped = dict(self.complex_fields.get(entity.name, ()))
+        attributes = {python_attribute(name): name for name in names}
         steps = [
-            (name, spec, f"{entity.name}.{name}", enums.get(name), shaped.get(name), _stored_as_served(spec))
-            for name in names
+            (name, attribute, spec, f"{entity.name}.{name}", enums.get(name), shaped.get(name), _stored_as_served(spec))
+            for attribute, name in attributes.items()
             for spec in (entity.declared[name],)
         ]
 
         def values(item: Item) -> dict[str, Any]:
             out: dict[str, Any] = {}
-            for name, spec, where, enum, shape, as_served in steps:
+            for name, attribute, spec, where, enum, shape, as_served in steps:
                 value = item.get(name)
                 if value is None:  # served as null, whatever its type
-                    out[name] = None
+                    out[attribute] = None
                     continue
                 if as_served is int:
                     value = _integer(spec, value, where)
@@ -169,8 +170,8 @@ class Builder:
                         value = enum(value)
                     if shape is not None:
                         value = self.shaped(shape, value)
-                out[name] = value
-            return served_values(out, item)
+                out[attribute] = value
+            return served_values(out, item, attributes)
 
         return values
 
@@ -187,7 +188,9 @@ class Builder:
         for name, field in shape.declared.items():
             one = value[name]
             enum = self.enums.get((shape.name, name))
-            fields[name] = enum(one) if enum is not None and one is not None else self.shaped(field, one)
+            fields[python_attribute(name)] = (
+                enum(one) if enum is not None and one is not None else self.shaped(field, one)
+            )
         return self.shape_type(shape, False)(**fields)
 
     def shape_type(self, shape: Shape, input_: bool) -> Any:
@@ -199,15 +202,16 @@ class Builder:
         cls = new_class(name)
         self.shapes[key] = cls
         fields = Fields(name)
-        for field_name, spec in shape.declared.items():
-            python = self.type_of(shape, field_name, spec, input_)
-            described = spec.description or f"The {shape.name}'s {field_name}."
+        for stored, spec in shape.declared.items():
+            python = self.type_of(shape, stored, spec, input_)
+            served = field_name(stored, spec)
+            described = spec.description or f"The {shape.name}'s {stored}."
             if input_ and spec.required:
-                fields.plain(field_name, python, described)
+                fields.plain(stored, python, described, served)
             elif input_:
-                fields.plain(field_name, python | None, described, default=None)
+                fields.plain(stored, python | None, described, served, default=None)
             else:
-                fields.plain(field_name, python | None, described)
+                fields.plain(stored, python | None, described, served)
         fields.apply(cls)
         if input_:
             strawberry.input(
@@ -239,7 +243,9 @@ class Builder:
                 f"From the {entity.name}'s own key.",
             )
         for name, spec in plain_attributes(entity):
-            fields.plain(name, self.type_of(entity, name, spec) | None, describe(entity, name, spec))
+            fields.plain(
+                name, self.type_of(entity, name, spec) | None, describe(entity, name, spec), field_name(name, spec)
+            )
             if spec.type in ("M", "L"):
                 self.complex_fields.setdefault(entity.name, []).append((name, spec))
         fields.plain("version", int, VERSION_FIELD)
@@ -259,7 +265,7 @@ class Builder:
         keys = entity.key_fields
         names = [name for name, _ in plain_attributes(entity)]
         values = self.values_of(entity, names)
-        if not _fills(cls, {"version", "_ids", *keys, *names}):
+        if not _fills(cls, {"version", "_ids", *keys, *map(python_attribute, names)}):
 
             def make_by_init(ids: dict[str, str], item: Item) -> Any:
                 fields = values(item)
@@ -464,7 +470,8 @@ class Builder:
         description = f"The {target.name}; null if the {member.name} points at one that no longer exists."
         edge_fields.resolved("node", node, read_node, description)
         for name, spec in plain_attributes(member):
-            edge_fields.plain(name, self.type_of(member, name, spec) | None, describe(member, name, spec))
+            served = field_name(name, spec)
+            edge_fields.plain(name, self.type_of(member, name, spec) | None, describe(member, name, spec), served)
         verbs = verbs_of(member)
         edge_fields.plain("version", int, f"The {member.name}'s version, for {verbs['update']} and {verbs['delete']}.")
         edge_fields.private("_member")
@@ -508,8 +515,9 @@ class Builder:
         fields = Fields(cls.__name__)
         for name in collection.filters:
             spec = member.declared[name]
-            description = f"Members whose {graphql_name(name)} meets this condition."
-            fields.plain(name, self._condition(member, name, spec) | None, description, default=UNSET)
+            served = field_name(name, spec)
+            description = f"Members whose {served} meets this condition."
+            fields.plain(name, self._condition(member, name, spec) | None, description, served, default=UNSET)
         fields.plain("and_", list_or_null(cls), "Members that meet every one of these filters.", default=UNSET)
         fields.plain("or_", list_or_null(cls), "Members that meet at least one of these filters.", default=UNSET)
         description = (

@@ -12,7 +12,8 @@ from typing import Any
 import strawberry
 
 from gateway.design.keys import Ids, validate_id
-from gateway.design.model import Attribute, Entity, graphql_name
+from gateway.design.model import Attribute, Entity
+from gateway.design.naming import field_name, python_attribute, set_field_names
 from gateway.design.values import SetChange, set_fields
 from gateway.errors import BadUserInput
 from gateway.surface.toolkit import Info
@@ -40,9 +41,9 @@ def inputs(entity: Entity, data: object) -> dict[str, Any]:
     """The stored attributes an input sets, validated; fields left out of an update input are not among them."""
     out: dict[str, Any] = {}
     for name, spec in input_attributes(entity):
-        value = getattr(data, name)
+        value = getattr(data, python_attribute(name))
         if value is not strawberry.UNSET:
-            out[name] = checked(graphql_name(name), spec, value)
+            out[name] = checked(field_name(name, spec), spec, value)
     return out
 
 
@@ -53,24 +54,24 @@ def set_changes(entity: Entity, data: object, changes: Mapping[str, Any]) -> dic
     for name, spec in input_attributes(entity):
         if spec.type not in SET_TYPES:
             continue
-        add_field, remove_field = set_fields(name)
+        add_field, remove_field = set_field_names(name, spec)
+        add_attribute, remove_attribute = map(python_attribute, set_fields(name))
         add, remove = (
-            _members(add_field, spec, getattr(data, add_field)),
-            _members(remove_field, spec, getattr(data, remove_field)),
+            _members(add_field, spec, getattr(data, add_attribute)),
+            _members(remove_field, spec, getattr(data, remove_attribute)),
         )
         if not add and not remove:
             continue
-        given = graphql_name(add_field if add else remove_field)
+        given = add_field if add else remove_field
         if name in changes:
             raise BadUserInput(
-                f"{given} changes {graphql_name(name)}, which this input replaces too: give one or the other",
+                f"{given} changes {field_name(name, spec)}, which this input replaces too: give one or the other",
                 argument=given,
             )
         if add and remove:
             raise BadUserInput(
-                f"{graphql_name(add_field)} and {graphql_name(remove_field)}: an update either adds to a set or"
-                " removes from it; send two updates",
-                argument=graphql_name(remove_field),
+                f"{add_field} and {remove_field}: an update either adds to a set or removes from it; send two updates",
+                argument=remove_field,
             )
         out[name] = SetChange(frozenset(add), frozenset(remove))
     return out
@@ -79,7 +80,7 @@ def set_changes(entity: Entity, data: object, changes: Mapping[str, Any]) -> dic
 def _members(field: str, spec: Attribute, value: Any) -> set[Any]:
     if value is strawberry.UNSET or value is None:
         return set()
-    members: set[Any] | None = checked(graphql_name(field), spec, value)
+    members: set[Any] | None = checked(field, spec, value)
     return members or set()
 
 

@@ -13,6 +13,7 @@ import strawberry
 
 from gateway.design.keys import validate_id
 from gateway.design.model import Entity, Item, Numbering, graphql_name
+from gateway.design.naming import field_name, set_field_names
 from gateway.design.rules import Transition
 from gateway.design.values import set_fields
 from gateway.errors import BadUserInput, Conflict, NotFound, Unavailable
@@ -121,15 +122,16 @@ def _create(builder: Builder, entity: Entity, verb: str) -> Callable[..., Any]:
     for name, spec in input_attributes(entity):
         python = builder.type_of(entity, name, spec, input_=True)
         default = spec.default if spec.enum is None or spec.default is None else python(spec.default)
+        served = field_name(name, spec)
         if name in stored_defaults:
             text = f"{describe(entity, name, spec)} Left out or null: {json.dumps(spec.default)}."
-            fields.plain(name, python | None, text, default=None)
+            fields.plain(name, python | None, text, served, default=None)
         elif spec.required and default is None:
-            fields.plain(name, python, describe(entity, name, spec))
+            fields.plain(name, python, describe(entity, name, spec), served)
         elif spec.required:  # never null, and left out it takes its default
-            fields.plain(name, python, describe(entity, name, spec), default=default)
+            fields.plain(name, python, describe(entity, name, spec), served, default=default)
         else:
-            fields.plain(name, python | None, describe(entity, name, spec), default=default)
+            fields.plain(name, python | None, describe(entity, name, spec), served, default=default)
     minted = f"; its {entity.mint} is minted" if entity.mint is not None else ""
     input_type = _input(fields, f"The new {entity.name}'s ids and attributes{minted}.")
 
@@ -174,7 +176,7 @@ def _update(builder: Builder, entity: Entity, verb: str) -> Callable[..., Any]:
         keep = UNCHANGED if spec.required else KEEP
         description = f"{describe(entity, name, spec)} {keep}"
         python = builder.type_of(entity, name, spec, input_=True)
-        fields.plain(name, python | None, description, default=strawberry.UNSET)
+        fields.plain(name, python | None, description, field_name(name, spec), default=strawberry.UNSET)
         if spec.type in SET_TYPES:
             _set_fields(fields, entity, name, python)
     input_type = _input(fields, f"The changes to {article(entity.name)} {entity.name}, at the version read last.")
@@ -246,17 +248,21 @@ def _item_ids(builder: Builder, entity: Entity, data: Any) -> dict[str, str]:
 def _set_fields(fields: Fields, entity: Entity, name: str, python: Any) -> None:
     """An update's fields that add members to a set and remove members from it, beside the one that replaces it."""
     add, remove = set_fields(name)
-    shown = graphql_name(name)
+    spec = entity.declared[name]
+    shown = field_name(name, spec)
+    served_add, served_remove = set_field_names(name, spec)
     fields.plain(
         add,
         python | None,
         f"Members to add to the {entity.name}'s {shown}, whatever it holds; an absent set is created.",
+        served_add,
         default=strawberry.UNSET,
     )
     fields.plain(
         remove,
         python | None,
         f"Members to remove from the {entity.name}'s {shown}; removing its last one removes the set (then null).",
+        served_remove,
         default=strawberry.UNSET,
     )
 

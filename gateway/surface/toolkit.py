@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import inspect
 import itertools
-import keyword
 from collections.abc import Callable, Sequence
 from contextvars import ContextVar
 from typing import Annotated, Any, TypeVar
@@ -14,6 +13,7 @@ from graphql import GraphQLResolveInfo, GraphQLSchema
 from strawberry.types.private import StrawberryPrivate
 
 from gateway.design.model import Entity, Model, graphql_name
+from gateway.design.naming import field_name, python_attribute
 from gateway.surface.context import Context
 from gateway.surface.types import Long
 
@@ -40,37 +40,46 @@ def reads_attribute(resolve: Callable[..., Any]) -> bool:
 
 
 class Fields:
-    """The fields of one generated class, in order; a name given twice is a modelling error, reported at start-up."""
+    """The fields of one generated class, in order, by declared name (a stored attribute's own): each is carried by
+    its Python attribute (``naming.python_attribute``) and served under its GraphQL name (``naming.field_name``,
+    or the one given). Two fields served under one name is a modelling error, reported at start-up."""
 
     def __init__(self, owner: str, taken: Sequence[str] = ()) -> None:
         self.owner = owner
-        self.taken = set(taken)
+        self.taken = {name: name for name in taken}
         self.annotations: dict[str, Any] = {}
         self.values: dict[str, Any] = {}
 
-    def add(self, name: str, annotation: Any, field: Any) -> None:
-        # The GraphQL name is also the Python attribute and keyword argument that carries the value.
-        if not name.isidentifier() or keyword.iskeyword(name) or name.startswith("_"):
+    def add(self, name: str, annotation: Any, field: Any, served: str | None = None) -> None:
+        served = field_name(name) if served is None else served
+        other = self.taken.setdefault(served, name)
+        if other != name or python_attribute(name) in self.values:
+            both = "" if other == name else f" ({other!r} and {name!r})"
             raise ValueError(
-                f"{self.owner}.{name}: the stored name {name!r} is not served as a field yet (a GraphQL name that is"
-                " no Python keyword and starts with no _): leave it undeclared (attributes not declared are kept"
-                " and ignored), or declare the map that holds it as JSON"
+                f"{self.owner}.{served}: two fields of the same name{both}; serve one under a name of its own with"
+                f' field= (Python: {name!r}: Attribute(..., field="..."); YAML: field: ...)'
             )
-        if graphql_name(name) in self.taken:
-            raise ValueError(f"{self.owner}.{graphql_name(name)}: two fields of the same name")
-        self.taken.add(graphql_name(name))
         if annotation is not None:
-            self.annotations[name] = annotation
-        self.values[name] = field
+            self.annotations[python_attribute(name)] = annotation
+        self.values[python_attribute(name)] = field
 
-    def plain(self, name: str, annotation: Any, description: str | None, **default: Any) -> None:
-        self.add(name, annotation, strawberry.field(name=graphql_name(name), description=description, **default))
+    def plain(
+        self, name: str, annotation: Any, description: str | None, served: str | None = None, **default: Any
+    ) -> None:
+        served = field_name(name) if served is None else served
+        self.add(name, annotation, strawberry.field(name=served, description=description, **default), served)
 
-    def resolved(self, name: str, annotation: Any, resolver: Callable[..., Any], description: str | None) -> None:
-        field = strawberry.field(
-            resolver=resolver, graphql_type=annotation, name=graphql_name(name), description=description
-        )
-        self.add(name, annotation, field)
+    def resolved(
+        self,
+        name: str,
+        annotation: Any,
+        resolver: Callable[..., Any],
+        description: str | None,
+        served: str | None = None,
+    ) -> None:
+        served = field_name(name) if served is None else served
+        field = strawberry.field(resolver=resolver, graphql_type=annotation, name=served, description=description)
+        self.add(name, annotation, field, served)
 
     def private(self, name: str) -> None:
         self.annotations[name] = Annotated[Any, StrawberryPrivate()]

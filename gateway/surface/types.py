@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from datetime import date
 from enum import Enum
 from typing import Annotated, Any, NewType
@@ -253,20 +254,25 @@ class Deleted:
     items: list[DeletedItems] = strawberry.field(description="One entry per type that lost items, by type name.")
 
 
-def served_values(values: dict[str, Any], item: Item) -> dict[str, Any]:
-    """The plain field values of ``item``; an error, reported at its field, in place of each one it cannot serve.
+def served_values(values: dict[str, Any], item: Item, stored: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The plain field values of ``item``, by the Python attribute of each (``stored`` names the stored attribute of
+    those that are not their own); an error, reported at its field, in place of each one it cannot serve.
 
     Plain attribute fields are nullable, so the object (or edge) is still served with everything else it holds:
     one unreadable item never nulls its list or page.
     """
     if type(item) is not Unreadable:
         return values
-    return {
-        name: UnreadableItem(f"the stored {name} cannot be served: it is not valid Unicode text, or not readable")
-        if name in item.invalid
-        else value
-        for name, value in values.items()
-    }
+    names = stored or {}
+    out = {}
+    for name, value in values.items():
+        held = names.get(name, name)
+        out[name] = (
+            UnreadableItem(f"the stored {held} cannot be served: it is not valid Unicode text, or not readable")
+            if held in item.invalid
+            else value
+        )
+    return out
 
 
 MUTATION_ERRORS = (NotFoundError, ConflictError, ValidationFailedError)

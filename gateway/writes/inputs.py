@@ -7,7 +7,8 @@ from decimal import Decimal
 from typing import Any
 
 from gateway.design import values
-from gateway.design.model import Attribute, Entity, graphql_name
+from gateway.design.model import Attribute, Entity
+from gateway.design.naming import field_name, python_attribute
 from gateway.dynamo.requests import MAX_ITEM_BYTES
 from gateway.errors import BadUserInput
 
@@ -39,7 +40,7 @@ def stored(name: str, spec: Attribute, value: Any, check: Check) -> Any:
         raise BadUserInput(f"{name} has no declared shape", argument=name)
     out: dict[str, Any] = {}
     for field, field_spec in spec.shape.declared.items():
-        one = check(f"{name}.{graphql_name(field)}", field_spec, getattr(value, field))
+        one = check(f"{name}.{field_name(field, field_spec)}", field_spec, getattr(value, python_attribute(field)))
         if one is not None:
             out[field] = one
     return out
@@ -90,7 +91,7 @@ def check_size(entity: Entity, item: Mapping[str, Any]) -> None:
     if size <= MAX_ITEM_BYTES:
         return
     largest = max(entity.declared.keys() & item.keys(), key=lambda name: _value_size(item[name]), default="")
-    argument = graphql_name(largest)
+    argument = field_name(largest, entity.declared[largest]) if largest else ""
     raise BadUserInput(
         f"the {entity.name} would take {size:,} bytes; DynamoDB stores items of at most {MAX_ITEM_BYTES:,} bytes"
         + (f" (the largest attribute given is {argument})" if argument else ""),

@@ -23,9 +23,9 @@ from typing import Any
 
 from gateway.design.declaration import WriteModel
 from gateway.design.keys import Ids
-from gateway.design.model import Collection, Copy, Entity, Item, Model, Numbering, graphql_name
+from gateway.design.model import Collection, Copy, Entity, Item, Model, Numbering
+from gateway.design.naming import field_name, set_field_names
 from gateway.design.rules import Rule, Transition
-from gateway.design.values import set_fields
 from gateway.dynamo.accounting import Ledger
 from gateway.dynamo.requests import Refused, WriteOp
 from gateway.dynamo.store import Store
@@ -179,10 +179,11 @@ class Writer:
             full = building.overfull(entity, changes, old) if old is not None else None
             if full is not None and building.version_of(old or {}) == expected_version:
                 name, size = full
-                argument = graphql_name(set_fields(name)[0])
+                spec = entity.declared[name]
+                argument = set_field_names(name, spec)[0]
                 raise BadUserInput(
-                    f"{argument} would leave {graphql_name(name)} with up to {size} members (those it holds"
-                    f" counted too); it holds at most {entity.declared[name].max_items}",
+                    f"{argument} would leave {field_name(name, spec)} with up to {size} members (those it holds"
+                    f" counted too); it holds at most {spec.max_items}",
                     argument=argument,
                 ) from None
             raise self._explain(op, old, expected_version, rules) from None

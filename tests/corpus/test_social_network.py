@@ -80,12 +80,6 @@ COUNTED = """
 """
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=ValueError,
-    reason="stored names that are no GraphQL names: the count item's follower#, following# and post# load from the "
-    "file and then fail the schema's build with a ValueError (a traceback from the CLI, not file:line: key)",
-)
 def test_user_counts(deployed: tuple[Gateway, Design], gateway_factory: Callable[..., Gateway]) -> None:
     # getUserInfoByUserID's count item, its counts declared as the design names them.
     _, design = deployed

@@ -11,6 +11,7 @@ from graphql import get_introspection_query, graphql_sync
 
 from gateway.design.declaration import Declaration
 from gateway.design.model import Attribute, Collection, Entity, Index, KeyShape, Link, Model, Shape, attribute_values
+from gateway.design.naming import python_attribute
 from gateway.dynamo.wire import Unreadable
 from gateway.surface.builder import Builder
 from gateway.surface.graph import build
@@ -188,6 +189,18 @@ def test_an_items_values_are_served_as_each_declaration_says(stored: dict[str, A
     served = builder.values_of(CRATE, names)(unreadable)
     assert _comparable(served) == _comparable(_one_by_one(builder, CRATE, names, unreadable))
     assert isinstance(served["label"], UnreadableItem) and isinstance(served["spot"], UnreadableItem)
+
+
+def test_an_unreadable_value_of_a_stored_name_is_an_error_at_its_own_attribute() -> None:
+    tally = Entity("Tally", {None: KeyShape.of("T#{tallyId}", "META")}, {"_et": "S", "post#": "INT"})
+    builder = Builder(Declaration(Model("tally", (Index(None, "PK", "SK"),), (tally,))), 20)
+    builder.object_type(tally)
+    item = Unreadable({"PK": "T#t1", "SK": "META", "_et": "?", "post#": Decimal(2)}, ["_et"])
+    served = builder.values_of(tally, ["_et", "post#"])(item)
+    assert set(served) == {python_attribute("_et"), python_attribute("post#")}
+    assert isinstance(served[python_attribute("_et")], UnreadableItem)
+    assert "the stored _et cannot be served" in str(served[python_attribute("_et")])
+    assert served[python_attribute("post#")] == 2
 
 
 def _comparable(values: dict[str, Any]) -> dict[str, Any]:
