@@ -18,7 +18,9 @@ def check_errors(endpoint: str, table: str, declaration: Path, capsys: pytest.Ca
     code = main(
         ["check", "--endpoint-url", endpoint, "--table", table, "--model", str(declaration), "--full", "--json"]
     )
-    report = json.loads(capsys.readouterr().out)
+    out, err = capsys.readouterr()
+    assert out, err  # a declaration check can't load is said on stderr alone
+    report = json.loads(out)
     assert report["mode"] == "full" and report["complete"]
     errors = [
         (one["kind"], one["subject"], one["problem"], one["examples"])
