@@ -16,11 +16,13 @@ import pytest
 
 from gateway.server.declaration_file import load_file
 from tests.corpus.battle_royale import data
+from tests.corpus.checked import check_errors
 from tests.corpus.reference import Design, table, typed, without_gateway_bookkeeping
 from tests.support.gateway import Gateway, answered, explained, fill
 from tests.support.mutations import mutate
 
-DECLARATION = load_file(Path(__file__).parent / "battle_royale" / "battle_royale.yaml")
+FILE = Path(__file__).parent / "battle_royale" / "battle_royale.yaml"
+DECLARATION = load_file(FILE)
 
 
 @pytest.fixture(scope="module")
@@ -376,3 +378,16 @@ def test_update_game_for_a_user(deployed: tuple[Gateway, Design]) -> None:
     stored = without_gateway_bookkeeping(design.get({"PK": f"GAME#{mine}", "SK": "USER#emma83"}))
     reference = design.get({"PK": f"GAME#{theirs}", "SK": "USER#emma83"})
     assert stored == {**(reference or {}), "PK": f"GAME#{mine}", "game_id": mine}
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="index membership by DynamoDB's rule: check finds the two started games (map, no open_timestamp) "
+    "unrecognised, as every read of them is",
+)
+def test_the_filled_table_passes_check(dynamodb: Any, endpoint: str, capsys: pytest.CaptureFixture[str]) -> None:
+    # A table of its own: the write tests above leave twin games of 50 people with no players, as the lab's PutItem
+    # of a game does, and check would rightly count them.
+    with table(dynamodb, "battle-royale", data.create_table) as name:
+        fill(endpoint, name, data.items())
+        assert check_errors(endpoint, name, FILE, capsys) == []

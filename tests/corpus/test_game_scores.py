@@ -15,16 +15,14 @@ from typing import Any
 import pytest
 
 from gateway.server.declaration_file import load_file
+from tests.corpus.checked import check_errors
 from tests.corpus.game_scores import data
 from tests.corpus.reference import Design, table, typed, without_gateway_bookkeeping
 from tests.support.gateway import Gateway, answered, explained, fill
 from tests.support.mutations import mutate
 
-DECLARATION = load_file(Path(__file__).parent / "game_scores" / "game_scores.yaml")
-NUMBERS = "numeric key attributes: TopScore is N in GameTitleIndex, and a key template reads and writes text"
-SILENT = NUMBERS + "; each score is taken for an item of unknown shape: null or an empty list, without an error"
-CRASH = NUMBERS + "; the read of an N key fails inside the gateway (KeyError 'S'): INTERNAL"
-REFUSED = NUMBERS + "; DynamoDB refuses the text key (Type mismatch for Index Key): INTERNAL"
+FILE = Path(__file__).parent / "game_scores" / "game_scores.yaml"
+DECLARATION = load_file(FILE)
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +60,6 @@ def _top(design: Design, game: str, limit: int, **options: Any) -> list[dict[str
 # --- reads --------------------------------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason=SILENT)
 def test_a_users_score_in_one_game(deployed: tuple[Gateway, Design]) -> None:
     gateway, design = deployed
     design.calls = 0
@@ -72,7 +69,6 @@ def test_a_users_score_in_one_game(deployed: tuple[Gateway, Design]) -> None:
     _same(gateway, query, {"score": _score(item)}, design)
 
 
-@pytest.mark.xfail(strict=True, reason=SILENT)
 def test_a_users_scores(deployed: tuple[Gateway, Design]) -> None:
     gateway, design = deployed
     design.calls = 0
@@ -82,7 +78,6 @@ def test_a_users_scores(deployed: tuple[Gateway, Design]) -> None:
     _same(gateway, query, {"scoresOfUser": {"nodes": [_score(one) for one in found]}}, design)
 
 
-@pytest.mark.xfail(strict=True, reason=CRASH)
 def test_the_top_score_ever_recorded_for_meteor_blasters(deployed: tuple[Gateway, Design]) -> None:
     gateway, design = deployed
     design.calls = 0
@@ -91,7 +86,6 @@ def test_the_top_score_ever_recorded_for_meteor_blasters(deployed: tuple[Gateway
     _same(gateway, query, {"leaderboard": {"nodes": [{"topScore": int(best[0]["TopScore"])}]}}, design)
 
 
-@pytest.mark.xfail(strict=True, reason=CRASH + "; and 900 would sort above 10000 as text")
 def test_which_user_had_the_highest_score_for_galaxy_invaders(deployed: tuple[Gateway, Design]) -> None:
     gateway, design = deployed
     design.calls = 0
@@ -101,7 +95,6 @@ def test_which_user_had_the_highest_score_for_galaxy_invaders(deployed: tuple[Ga
     _same(gateway, query, {"leaderboard": {"nodes": [{"userId": "104"}]}}, design)
 
 
-@pytest.mark.xfail(strict=True, reason=CRASH + "; and a range on a number is typed String")
 def test_scores_of_a_game_from_a_bound(deployed: tuple[Gateway, Design]) -> None:
     # The leaderboard from a score up: GameTitle = :title AND TopScore >= :low, highest first.
     gateway, design = deployed
@@ -113,7 +106,7 @@ def test_scores_of_a_game_from_a_bound(deployed: tuple[Gateway, Design]) -> None
         ScanIndexForward=False,
     )
     assert [int(one["TopScore"]) for one in found] == [10000, 5842, 2317, 900]
-    query = '{ leaderboard(gameTitle: "Galaxy Invaders", topScore: {gte: "900"}) { nodes { userId topScore } } }'
+    query = '{ leaderboard(gameTitle: "Galaxy Invaders", topScore: {gte: 900}) { nodes { userId topScore } } }'
     expected = {
         "leaderboard": {"nodes": [{"userId": one["UserId"], "topScore": int(one["TopScore"])} for one in found]}
     }
@@ -130,7 +123,12 @@ def test_the_best_ratio_of_wins_to_losses_is_not_offered(deployed: tuple[Gateway
 # --- writes -------------------------------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason=REFUSED)
+@pytest.mark.xfail(
+    strict=True,
+    reason="a create's answer holds a number key attribute declared as an attribute as its key text: createScore "
+    "stores TopScore as N 77 and score() reads 77 back, but the payload's topScore is null (logged: a str where INT "
+    "was declared)",
+)
 def test_record_a_first_score(deployed: tuple[Gateway, Design]) -> None:
     gateway, design = deployed
     first = data.item("201", "Starship X", 77, "2015-12-01T10:00:00", 1, 0)
@@ -143,7 +141,6 @@ def test_record_a_first_score(deployed: tuple[Gateway, Design]) -> None:
     assert stored == {**first, "UserId": "202"}
 
 
-@pytest.mark.xfail(strict=True, reason=REFUSED)
 def test_a_new_top_score(deployed: tuple[Gateway, Design]) -> None:
     # The game's natural write: SET TopScore and its time, and count the win.
     gateway, design = deployed
@@ -164,3 +161,19 @@ def test_a_new_top_score(deployed: tuple[Gateway, Design]) -> None:
     assert result == {"__typename": "Score", "topScore": 50}
     stored = without_gateway_bookkeeping(design.get({"UserId": "302", "GameTitle": "Attack Ships"}))
     assert stored == {**(design.get({"UserId": "301", "GameTitle": "Attack Ships"}) or {}), "UserId": "302"}
+
+
+# --- the declaration against the table ------------------------------------------------------------------------------
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="check reads index keys as text alone: every Score's GameTitleIndex sort key, the number TopScore, is "
+    "found as index-key (not Score's shape there), though the gateway serves it; and GameTitleIndex projects INCLUDE "
+    "(UserId), which the declaration can't say until projections are declared (projection)",
+)
+def test_the_filled_table_passes_check(
+    deployed: tuple[Gateway, Design], endpoint: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, design = deployed
+    assert check_errors(endpoint, design.table, FILE, capsys) == []

@@ -16,6 +16,7 @@ import pytest
 
 from gateway.server.declaration_file import load_file, parse
 from gateway.surface.graph import build
+from tests.corpus.checked import check_errors
 from tests.corpus.recurring_payments import data
 from tests.corpus.reference import Design, table, typed, without_gateway_bookkeeping
 from tests.support.gateway import Gateway, answered, explained, fill
@@ -279,3 +280,16 @@ def test_an_entity_named_subscription_is_served_or_refused() -> None:
         return
     assert "subscriptionsByAccount" in schema.as_str()
     assert "subId" in schema.as_str().split("type Subscription ", 1)[1].split("}", 1)[0]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="check agrees with the gateway's reads, and both with the design only once two features land: the new "
+    "subscription without Last* dates is unrecognised (index membership by DynamoDB's rule), and GSI-1 and GSI-2 "
+    "project INCLUDE, which the declaration can't say yet (projection)",
+)
+def test_the_filled_table_passes_check(
+    deployed: tuple[Gateway, Design], endpoint: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, design = deployed
+    assert check_errors(endpoint, design.table, FILE, capsys) == []

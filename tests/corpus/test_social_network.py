@@ -15,8 +15,9 @@ from typing import Any
 
 import pytest
 
-from gateway.server.declaration_file import load_file, parse
+from gateway.server.declaration_file import DeclarationFileError, load_file, parse
 from gateway.surface.graph import build
+from tests.corpus.checked import check_errors
 from tests.corpus.reference import Design, table, typed, without_gateway_bookkeeping
 from tests.corpus.social_network import data
 from tests.support.gateway import Gateway, answered, assert_pattern, fill
@@ -209,3 +210,10 @@ def test_put(deployed: tuple[Gateway, Design], write: str) -> None:
     stored = without_gateway_bookkeeping(design.get({"PK": item["PK"], "SK": item["SK"]}))
     assert stored == item
     design.dynamodb.delete_item(TableName=design.table, Key=typed({"PK": item["PK"], "SK": item["SK"]}))
+
+
+def test_the_filled_table_passes_check(
+    deployed: tuple[Gateway, Design], endpoint: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, design = deployed
+    assert check_errors(endpoint, design.table, FILE, capsys) == []

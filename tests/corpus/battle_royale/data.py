@@ -91,13 +91,19 @@ FULL_OPEN = "f0a2c7d1-1b6e-4a8c-9a55-0c2f3e4d5a6b"
 """A game of 50 not started yet: the one ``start_game.py`` may start, by its creator."""
 ALMOST_FULL = "c6f38a6a-d1c5-4bdf-8468-24692ccc4646"
 STARTED = "25cec5bf-e498-483e-9a00-a5f93b9ea7c7"
-PLAYERS = {
+LISTED = {
     "3d4285f0-e52b-401a-a59b-112b38c4a26b": ("gstanley", "emma83", "carrpatrick"),
     "14c7f97e-8354-4ddf-985f-074970818215": ("emma83", "nruiz"),
     "683680f0-02b0-4e5e-a36a-be4e00fc93f3": ("nruiz",),
     "25cec5bf-e498-483e-9a00-a5f93b9ea7c7": ("carrpatrick", "vlopez", "pboyd"),
     "c9c3917e-30f3-4ba4-82c4-2e9a0e4d1cfd": ("pboyd", "carrpatrick"),
     "0ab37cf1-fc60-4d93-b72b-89335f759581": ("iherrera", "lisabaker", "pboyd", "nruiz"),
+}
+# join_game.py adds the mapping and people + 1 in one transaction: a game holds as many mappings as its people.
+# Players with no profile of their own fill the full games up to their count.
+PLAYERS = {
+    game_id: LISTED.get(game_id, ()) + tuple(f"player{n:02}" for n in range(people - len(LISTED.get(game_id, ()))))
+    for game_id, _, _, _, people, _ in GAMES
 }
 PLACES = {("25cec5bf-e498-483e-9a00-a5f93b9ea7c7", "carrpatrick"): "SILVER"}
 
