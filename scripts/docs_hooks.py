@@ -46,6 +46,7 @@ NAV: list[tuple[str, str | list[tuple[str, str]]]] = [
         "Corpus: designs no one here wrote",
         [
             ("Battle Royale (AWS)", "corpus/battle-royale.md"),
+            ("ElectroDB's task manager", "corpus/electrodb-task-manager.md"),
             ("GameScores (AWS)", "corpus/game-scores.md"),
             ("Instagram clone (Alex DeBrie)", "corpus/instagram.md"),
             ("Recurring payments (AWS)", "corpus/recurring-payments.md"),
