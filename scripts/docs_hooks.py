@@ -52,6 +52,7 @@ NAV: list[tuple[str, str | list[tuple[str, str]]]] = [
             ("Recurring payments (AWS)", "corpus/recurring-payments.md"),
             ("Shopify app sessions", "corpus/shopify-sessions.md"),
             ("Social network (AWS)", "corpus/social-network.md"),
+            ("dynamodb-toolbox's PokeTable", "corpus/toolbox-pokedex.md"),
         ],
     ),
 ]
