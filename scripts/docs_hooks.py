@@ -46,11 +46,13 @@ NAV: list[tuple[str, str | list[tuple[str, str]]]] = [
         "Corpus: designs no one here wrote",
         [
             ("Battle Royale (AWS)", "corpus/battle-royale.md"),
+            ("ElectroDB's task manager", "corpus/electrodb-task-manager.md"),
             ("GameScores (AWS)", "corpus/game-scores.md"),
             ("Instagram clone (Alex DeBrie)", "corpus/instagram.md"),
             ("Recurring payments (AWS)", "corpus/recurring-payments.md"),
             ("Shopify app sessions", "corpus/shopify-sessions.md"),
             ("Social network (AWS)", "corpus/social-network.md"),
+            ("dynamodb-toolbox's PokeTable", "corpus/toolbox-pokedex.md"),
         ],
     ),
 ]

@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from gateway.server.cli import main
 from gateway.server.declaration_file import load_file
 from tests.support.gateway import Gateway, answered, explained
 
@@ -50,6 +51,27 @@ class Design:
         [asked] = node(self.script, self.endpoint, self.table, "ask", [[pattern, arguments]])
         answer = {"error": asked["error"]} if "error" in asked else asked["data"]
         return answer, sum(asked["sent"].values())
+
+    def check_finds_no_mismatch(self, declaration: Path, capture: Callable[[], str]) -> None:
+        """``tablegraph check --full --json`` of ``declaration`` against the whole table reports no error and exits 0
+        (``capture`` returns what the command printed)."""
+        capture()
+        code = main(
+            [
+                "check",
+                "--endpoint-url",
+                self.endpoint,
+                "--table",
+                self.table,
+                "--model",
+                str(declaration),
+                "--full",
+                "--json",
+            ]
+        )
+        report = json.loads(capture())
+        assert [finding for finding in report["findings"] if finding["severity"] == "error"] == []
+        assert (code, report["complete"]) == (0, True)
 
     def compare(
         self,

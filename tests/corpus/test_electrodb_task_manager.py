@@ -24,11 +24,6 @@ EMPLOYEE = "employee firstName lastName office title team salary manager dateHir
 TASK = "task project employee status description points comments"
 OFFICE = "office country state city zip address"
 
-CASING = (
-    "ElectroDB lower-cases every key value: an argument as stored ('Portland HQ') is not found, and ids read back "
-    "from keys lose their capitals; the declaration has no casing"
-)
-
 
 @pytest.fixture(scope="module")
 def manager(dynamodb: Any, endpoint: str, gateway_factory: Callable[..., Gateway]) -> Iterator[Design]:
@@ -48,13 +43,6 @@ def _by_kind(data: Any) -> dict[str, list[Any]]:
     return grouped
 
 
-MISSING_MANAGER = (
-    "ElectroDB writes gsi5pk '$taskmanager#manager_' for an employee with no manager; the gateway takes such an "
-    "employee for an item of unknown shape and skips it, silently"
-)
-
-
-@pytest.mark.xfail(strict=True, reason=f"{CASING}; {MISSING_MANAGER}")
 def test_1_an_office_and_its_staff_are_one_query(manager: Design) -> None:
     manager.compare(
         "workplaces",
@@ -65,7 +53,6 @@ def test_1_an_office_and_its_staff_are_one_query(manager: Design) -> None:
     )
 
 
-@pytest.mark.xfail(strict=True, reason=f"{CASING}; {MISSING_MANAGER}")
 def test_2_an_employee_and_all_their_tasks(manager: Design) -> None:
     def assignments(data: Any) -> dict[str, list[Any]] | None:
         employee = data["employee"]
@@ -81,7 +68,11 @@ def test_2_an_employee_and_all_their_tasks(manager: Design) -> None:
     )
 
 
-@pytest.mark.xfail(strict=True, reason=f"{CASING}; and a key range has no strict gt, only gte")
+@pytest.mark.xfail(
+    strict=True,
+    reason="a key range has no strict gt, only gte: the employee paid exactly 100000, whom ElectroDB's gt leaves "
+    "out, is listed",
+)
 def test_3_junior_developers_paid_more_than_100000(manager: Design) -> None:
     manager.compare(
         "juniorDevelopers",
@@ -92,7 +83,11 @@ def test_3_junior_developers_paid_more_than_100000(manager: Design) -> None:
     )
 
 
-@pytest.mark.xfail(strict=True, reason=f"{CASING} (the tasks' ids and employees come back lower-cased)")
+@pytest.mark.xfail(
+    strict=True,
+    reason="the answer and its 1 Query are ElectroDB's, but explain plans a filtered page at its worst case, up to "
+    "TABLEGRAPH_FILTER_READ_CALLS (3) Queries, not the 1 sent",
+)
 def test_4_open_tasks_of_a_project_of_at_most_13_points(manager: Design) -> None:
     # A filter has no lte: between from 0 is the closest a client can ask.
     manager.compare(
@@ -106,8 +101,8 @@ def test_4_open_tasks_of_a_project_of_at_most_13_points(manager: Design) -> None
 
 @pytest.mark.xfail(
     strict=True,
-    reason=f"{CASING}; a range over dateHired, a leading composite of gsi2sk, is refused at build, and the filter "
-    "that stands in for it keeps the last day, which ElectroDB's key BETWEEN leaves out",
+    reason="a range over dateHired, a leading part of the composite sort key gsi2sk, is refused at build, and the "
+    "filter that stands in for it keeps the last day, which ElectroDB's key BETWEEN leaves out",
 )
 def test_5_marketing_hired_between_two_dates(manager: Design) -> None:
     manager.compare(
@@ -119,7 +114,6 @@ def test_5_marketing_hired_between_two_dates(manager: Design) -> None:
     )
 
 
-@pytest.mark.xfail(strict=True, reason=CASING)
 def test_6_a_task_by_its_key(manager: Design) -> None:
     key = {"task": "Design-Review", "project": "135-53", "employee": "Tyler.Walch"}
     manager.compare(
@@ -130,7 +124,6 @@ def test_6_a_task_by_its_key(manager: Design) -> None:
     )
 
 
-@pytest.mark.xfail(strict=True, reason=CASING)
 def test_7_an_office_by_its_key(manager: Design) -> None:
     key = {"country": "US", "state": "OR", "city": "Portland", "zip": "97201", "office": "Portland HQ"}
     manager.compare(
@@ -142,7 +135,6 @@ def test_7_an_office_by_its_key(manager: Design) -> None:
     )
 
 
-@pytest.mark.xfail(strict=True, reason=CASING)
 def test_8_an_employee_with_a_manager_by_their_key(manager: Design) -> None:
     manager.compare(
         "getEmployee",
@@ -157,10 +149,6 @@ CREATE = (
 )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=f"{CASING}; and the gateway stores no __edb_v__, so ElectroDB disowns the item even where the keys match",
-)
 def test_9_a_task_the_gateway_creates_is_read_back_by_electrodb(manager: Design) -> None:
     task = {"task": "Ship-Docs", "project": "135-53", "employee": "Tyler.Walch", "status": "open", "points": 3}
     body = manager.gateway.query(CREATE, {"input": task | {"description": "Docs for the release"}})
@@ -171,7 +159,6 @@ def test_9_a_task_the_gateway_creates_is_read_back_by_electrodb(manager: Design)
     assert found == task | {"description": "Docs for the release"}
 
 
-@pytest.mark.xfail(strict=True, reason="the gateway stores no __edb_v__, so ElectroDB disowns the item it wrote")
 def test_9b_even_with_keys_already_lower_case_electrodb_disowns_what_the_gateway_writes(manager: Design) -> None:
     task = {"task": "ship-notes", "project": "135-53", "employee": "ann.brooks", "status": "open", "points": 2}
     body = manager.gateway.query(CREATE, {"input": task})
@@ -182,7 +169,8 @@ def test_9b_even_with_keys_already_lower_case_electrodb_disowns_what_the_gateway
 
 @pytest.mark.xfail(
     strict=True,
-    reason="a task's status is an id of three GSI keys and not sparse, so updateTask takes no status; and casing",
+    reason="a task's status is in gsi4's partition key, so it is an id, and updateTask takes no status: an id "
+    "of an index that is not sparse cannot move (ElectroDB's set rewrites gsi1sk, gsi3sk and gsi4pk in one UpdateItem)",
 )
 def test_10_a_task_closed_through_the_gateway_is_closed_for_electrodb(manager: Design) -> None:
     key = {"task": "Fix-Login", "project": "135-54", "employee": "Ann.Brooks"}
@@ -199,7 +187,6 @@ def test_10_a_task_closed_through_the_gateway_is_closed_for_electrodb(manager: D
     assert found["status"] == "closed"
 
 
-@pytest.mark.xfail(strict=True, reason=CASING)
 def test_11_a_task_deleted_through_the_gateway_is_gone_for_electrodb(manager: Design) -> None:
     key = {"task": "Audit-Budget", "project": "Apollo-7", "employee": "Dominique.Johnson"}
     assert manager.library("getTask", key)[0] is not None
@@ -212,3 +199,14 @@ def test_11_a_task_deleted_through_the_gateway_is_gone_for_electrodb(manager: De
     )
     assert body["extensions"]["dynamodb"]["calls"] <= requests
     assert manager.library("getTask", key)[0] is None
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="check compares the ids it parses from an index key written {x:lower} with the ids recognition restored "
+    "from their stored copies (`portland hq` against `Portland HQ`), so every item is an index-key mismatch",
+)
+def test_check_full_finds_no_mismatch_in_the_table_electrodb_wrote(
+    manager: Design, capsys: pytest.CaptureFixture[str]
+) -> None:
+    manager.check_finds_no_mismatch(DECLARATION, lambda: capsys.readouterr().out)
