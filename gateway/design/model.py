@@ -1534,6 +1534,15 @@ def _validate_counter(collection: Collection, counter: str) -> None:
         )
     if spec.default not in (None, 0):
         raise ValueError(f"{where} counts members from 0, not from its default {spec.default!r}: drop default=")
+    member = collection.entity
+    unknown = [name for name in collection.parent_fields if name not in member.all_id_fields]
+    if unknown:
+        # A member's write moves its parent's count in the same transaction: it must name the parent's key alone.
+        raise ValueError(
+            f"{where} is moved by each {member.name}'s write, which must name its {collection.parent.name}'s key,"
+            f" but no key of {member.name} holds {', '.join(unknown)}: add them to {member.name}'s keys (or"
+            f" map them by role with partition=), or drop counter="
+        )
 
 
 def _validate_root(collection: Collection, name: str, taken: Mapping[str, str]) -> None:

@@ -18,6 +18,7 @@ from gateway.design import values
 from gateway.design.declaration import WriteModel
 from gateway.design.keys import head
 from gateway.design.model import Attribute, Entity, Index, Item, KeyShape, Model, served_value
+from gateway.design.segments import fold
 from gateway.dynamo.accounting import Ledger
 from gateway.dynamo.store import Store
 from gateway.dynamo.streams import LEASE_PK
@@ -457,9 +458,10 @@ class ItemCheck:
                     f"declare {entity.name}'s keys in {name} {_both('sparse=True', 'sparse: true')} if its items may "
                     "leave the index, or write the keys",
                 )
+            pk, sk = (self._model.id_text(key, item.get(key)) for key in (index.pk, index.sk))
             for shape in shapes:
-                more = _parse(shape, item.get(index.pk), item.get(index.sk))
-                if more is not None and all(ids.get(key, value) == value for key, value in more.items()):
+                more = _parse(shape, pk, sk)
+                if more is not None and _agrees(shape, more, ids):
                     break
             else:
                 patterns = " or ".join(f"{s.pk.pattern!r} / {s.sk.pattern!r}" for s in shapes)
@@ -490,6 +492,17 @@ class ItemCheck:
                     self._key(item),
                     f"holds {text!r}, the key says {ids[spec.from_id]!r}",
                 )
+
+
+def _agrees(shape: KeyShape, more: Mapping[str, str], ids: Mapping[str, str]) -> bool:
+    """Whether an index key's ids are the item's, compared as the key writes them (``{id:lower}`` folds the id that
+    recognition restored from its stored copy)."""
+    cases = {**shape.pk.cases, **shape.sk.cases}
+    for key, value in more.items():
+        known = ids.get(key, value)
+        if (fold(known, cases[key]) if key in cases else known) != value:
+            return False
+    return True
 
 
 def _parse(shape: KeyShape, pk: Any, sk: Any) -> dict[str, str] | None:

@@ -201,11 +201,6 @@ def test_11_a_task_deleted_through_the_gateway_is_gone_for_electrodb(manager: De
     assert manager.library("getTask", key)[0] is None
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="check compares the ids it parses from an index key written {x:lower} with the ids recognition restored "
-    "from their stored copies (`portland hq` against `Portland HQ`), so every item is an index-key mismatch",
-)
 def test_check_full_finds_no_mismatch_in_the_table_electrodb_wrote(
     manager: Design, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from gateway.server.declaration_file import DeclarationFileError, load_file, parse
+from gateway.server.declaration_file import load_file, parse
 from gateway.surface.graph import build
 from tests.corpus.checked import check_errors
 from tests.corpus.reference import Design, table, typed, without_gateway_bookkeeping
