@@ -176,8 +176,13 @@ class Index:
 class KeyShape:
     """An entity's key templates in one index.
 
-    ``sparse``: an item is in this index only when it carries the index's keys (a sparse GSI); one without them is
-    still the entity, in the table and its other indexes. Ids that only a sparse shape holds are optional.
+    Read, any item may be absent from any secondary index: DynamoDB puts it in an index exactly when it holds every
+    key attribute of that index, so an item without them is still the entity, in the table and its other indexes,
+    and the ids only this index's keys hold are null (``Entity.index_only_ids``). ``sparse`` says what the
+    gateway's own writes do: a create may leave the item out of this index (the ids only a sparse shape holds are
+    optional inputs) and an update may set or remove them, putting the item in, moving it, or taking it out.
+    Without it, every create writes this index's keys, and what needs every member in the index (a counter) is
+    allowed.
     """
 
     pk: KeyTemplate
@@ -344,6 +349,12 @@ class Entity:
             for name in shape.fields
         }
         return self.all_id_fields - kept
+
+    @cached_property
+    def index_only_ids(self) -> frozenset[str]:
+        """The ids no table key holds: an item absent from the indexes that hold them (it lacks a key attribute
+        there) has none of them, so they are optional wherever an item is read."""
+        return self.all_id_fields - set(self.id_fields)
 
     @cached_property
     def movable_ids(self) -> frozenset[str]:
@@ -724,6 +735,15 @@ class Model:
         """Every attribute that identifies an item of ``entity``: its keys in the table and in each index, and its
         discriminator."""
         out: dict[str, str] = {}
+        for keys in self.index_keys(entity, ids).values():
+            out.update(keys)
+        if entity.discriminator is not None:
+            out[entity.discriminator[0]] = entity.discriminator[1]
+        return out
+
+    def index_keys(self, entity: Entity, ids: Ids) -> dict[str | None, dict[str, str]]:
+        """The item's key attributes in the table (``None``) and in each index whose keys ``ids`` give."""
+        out: dict[str | None, dict[str, str]] = {}
         for name in entity.keys:
             shape = self.shape_in(entity, name, ids)
             if shape is None:
@@ -733,10 +753,7 @@ class Model:
             if partial and not all(field in ids and ids[field] is not None for field in shape.fields):
                 continue
             index = self.index(name)
-            out[index.pk] = shape.pk.format(ids)
-            out[index.sk] = shape.sk.format(ids)
-        if entity.discriminator is not None:
-            out[entity.discriminator[0]] = entity.discriminator[1]
+            out[name] = {index.pk: shape.pk.format(ids), index.sk: shape.sk.format(ids)}
         return out
 
     @cached_property
@@ -804,11 +821,14 @@ class Model:
     # --- recognising items --------------------------------------------------------------------------------
 
     def recognise(self, item: Mapping[str, Any], partial: bool = False) -> tuple[Entity, dict[str, str]] | None:
-        """The entity an item belongs to and its ids, from its key shape and discriminator; None for unknown shapes,
-        and for an item that could be more than one entity (logged).
+        """The entity an item belongs to and its ids, from its table key's shape and discriminator; None for unknown
+        shapes, and for an item that could be more than one entity (logged).
 
-        ``partial`` accepts a key that carries only some of the entity's index keys (what a write names): those
-        present must agree with the table key, the absent ones are not required.
+        Index keys never decide what an item is: an item may be absent from any index (it lacks a key attribute of
+        it), and its ids are then those its other keys hold. The keys of an index it is in must agree with its
+        table key, or it is no item of that entity (see ``_secondary_ids``).
+
+        ``partial`` accepts a key without its discriminator (what a write names).
 
         What the attributes recognition reads were recognised as is kept (the last ``RECOGNISED`` of them): items
         read again, by this request or another, are not parsed again. Items of no entity are recognised anew each
@@ -847,7 +867,7 @@ class Model:
                 attribute, value = entity.discriminator
                 if item.get(attribute) != value and not (partial and attribute not in item):
                     continue
-            ids = _secondary_ids(item, ids, secondary, partial)
+            ids = _secondary_ids(item, ids, secondary)
             if ids is None:
                 if entity in self._shared:
                     continue
@@ -982,21 +1002,22 @@ def _candidates_for(candidates: Sequence[_Candidate], pk_head: str, sk_head: str
 
 
 def _secondary_ids(
-    item: Mapping[str, Any],
-    ids: dict[str, str],
-    secondary: tuple[tuple[Index, tuple[KeyShape, ...]], ...],
-    partial: bool,
+    item: Mapping[str, Any], ids: dict[str, str], secondary: tuple[tuple[Index, tuple[KeyShape, ...]], ...]
 ) -> dict[str, str] | None:
-    """The table key's ``ids`` with those of the item's index keys (of one of the shapes of each index), which must
-    agree; None when they do not."""
+    """The table key's ``ids`` with those the item's index keys hold; None when an index's keys contradict them.
+
+    DynamoDB puts an item in an index exactly when it holds every key attribute of that index, and that is all it
+    says: any item may be absent from any index. In an index it is in, its keys must have one of the entity's
+    shapes there and agree with its table key. Of an index it is not in, it may hold one key attribute (a game
+    keeps its ``map``, the partition key, and loses ``open_timestamp``, the sort key, when it starts): the ids that
+    attribute holds are read where it has its template's shape and agrees, and nothing else is asked of it.
+    """
     for index, shapes in secondary:
-        if (partial or shapes[0].sparse) and index.pk not in item and index.sk not in item:
-            continue
-        if shapes[0].sparse and index.pk not in item:
-            # DynamoDB leaves out of an index an item without its partition key, whatever else it holds: the
-            # sort key may be an attribute the item has anyway (the table's own sort key, a plain Date).
-            continue
         pk, sk = item.get(index.pk), item.get(index.sk)
+        if pk is None or sk is None:
+            if pk is not None or sk is not None:
+                _held_ids(ids, shapes, pk, sk)
+            continue
         for shape in shapes:
             more = _parse_shape(shape, pk, sk)
             if more is not None and all(ids.get(name, value) == value for name, value in more.items()):
@@ -1005,6 +1026,17 @@ def _secondary_ids(
         else:
             return None
     return ids
+
+
+def _held_ids(ids: dict[str, str], shapes: tuple[KeyShape, ...], pk: object, sk: object) -> None:
+    """Add to ``ids`` those of the one key attribute of an index the item holds (``pk`` or ``sk``, the other None),
+    from the first shape it has that agrees with ``ids``."""
+    for shape in shapes:
+        template, value = (shape.pk, pk) if pk is not None else (shape.sk, sk)
+        more = template.parse(value) if isinstance(value, str) else None
+        if more is not None and all(ids.get(name, one) == one for name, one in more.items()):
+            ids.update(more)
+            return
 
 
 def _parse_shape(shape: KeyShape, pk: object, sk: object) -> dict[str, str] | None:

@@ -555,7 +555,12 @@ class Reader:
         parent = read[0][0] if read and _is(entity, read[0]) else None
         members = read[1:] if parent is not None else read
         page.set_result(self._make_page(collection, ids, members, window, current_round()))
-        self._prime(self._item_key(entity, ids), parent, current_round())
+        key = self._item_key(entity, ids)
+        if parent is None and collection.index is not None:
+            # Any item may be absent from a secondary index (it lacks a key attribute there, DynamoDB's rule): a
+            # parent the Query did not meet is read by its key, a round later, before it is taken for missing.
+            return self._visible(entity, await self._load(key))
+        self._prime(key, parent, current_round())
         return self._visible(entity, parent)
 
 

@@ -230,7 +230,7 @@ class Builder:
         cls = self.types[entity.name]
         fields = Fields(entity.name, taken=["id"])
         for name in entity.key_fields:
-            id_type = strawberry.ID | None if name in entity.optional_id_fields else strawberry.ID
+            id_type = strawberry.ID | None if name in entity.index_only_ids else strawberry.ID
             fields.plain(name, id_type, f"From the {entity.name}'s own key.")
         for name, spec in plain_attributes(entity):
             fields.plain(name, self.type_of(entity, name, spec) | None, describe(entity, name, spec))

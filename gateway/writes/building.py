@@ -136,23 +136,27 @@ def update(
     # Ids an index's keys hold are written in those keys alone, never as attributes of their own.
     moved = {name: value for name, value in changes.items() if name in entity.movable_ids}
     changes = {name: value for name, value in changes.items() if name not in members and name not in moved}
-    sets = [f"{expr.name(name)} = {expr.value(value)}" for name, value in changes.items() if value is not None]
-    sets.append(f"{expr.name(VERSION)} = {expr.value(expected_version + 1)}")
-    sets.append(f"{expr.name(WRITE_ID)} = {expr.value(write_id)}")
-    removes = [expr.name(name) for name, value in changes.items() if value is None]
     table = model.index(None)
+    rekeys: dict[str, str] = {}
+    leaves: set[str] = set()
     for name, keys in rekeyed(model, entity, ids, {**changes, **moved}).items():
         if keys is None:
-            # Out of the index without its partition key; its sort key stays when the item holds it for its own
-            # sake (the table's own sort key, an attribute such as a log's Date).
-            index = model.index(name)
-            removes.append(expr.name(index.pk))
-            if index.sk not in (table.pk, table.sk) and index.sk not in entity.declared:
-                removes.append(expr.name(index.sk))
+            leaves |= _leaving(model, entity, name, {**changes, **moved})
         else:
             # A key attribute of the table is never set (DynamoDB refuses it): an index may share it, unchanged.
-            keys = {key: value for key, value in keys.items() if key not in (table.pk, table.sk)}
-            sets += [f"{expr.name(key)} = {expr.value(value)}" for key, value in keys.items()]
+            rekeys.update((key, value) for key, value in keys.items() if key not in (table.pk, table.sk))
+    # A key attribute may be the attribute it holds (``open_timestamp``, keyed ``{open_timestamp}``): written once,
+    # as the key, the way a create writes it.
+    sets = [
+        f"{expr.name(name)} = {expr.value(value)}"
+        for name, value in changes.items()
+        if value is not None and name not in rekeys
+    ]
+    sets += [f"{expr.name(key)} = {expr.value(value)}" for key, value in rekeys.items()]
+    sets.append(f"{expr.name(VERSION)} = {expr.value(expected_version + 1)}")
+    sets.append(f"{expr.name(WRITE_ID)} = {expr.value(write_id)}")
+    removed = [name for name, value in changes.items() if value is None]
+    removes = [expr.name(name) for name in dict.fromkeys([*removed, *sorted(leaves - set(removed))])]
     expression = "SET " + ", ".join(sets) + (" REMOVE " + ", ".join(removes) if removes else "")
     expression += _set_members(expr, members)
     conditions = [f"attribute_exists({expr.name(model.index(None).pk)})", *_index_keys_are(model, entity, ids, expr)]
@@ -217,6 +221,24 @@ def rekeyed(model: Model, entity: Entity, ids: Ids, changes: Mapping[str, Any]) 
             out[name] = None
         else:
             out[name] = {index.pk: shape.pk.format(values), index.sk: shape.sk.format(values)}
+    return out
+
+
+def _leaving(model: Model, entity: Entity, name: str, changes: Mapping[str, Any]) -> set[str]:
+    """The key attributes an update removes to take an item out of index ``name``: each that holds a value it
+    removes, and the others unless the item keeps them for their own sake (a key attribute of the table, a declared
+    attribute such as a log's ``Date``) or they hold an id no other key of the item holds (a game that leaves the
+    open games by losing ``open_timestamp`` keeps its ``map``, the index's partition key)."""
+    index, shape = model.index(name), entity.keys[name]
+    table = model.index(None)
+    elsewhere = set(entity.id_fields).union(*(one.fields for other, one in entity.keys.items() if other != name))
+    out = set()
+    for attribute, template in ((index.pk, shape.pk), (index.sk, shape.sk)):
+        holds = set(template.fields)
+        removed = any(field in changes and changes[field] is None for field in holds)
+        kept = attribute in (table.pk, table.sk) or attribute in entity.declared or not holds <= elsewhere
+        if removed or not kept:
+            out.add(attribute)
     return out
 
 
@@ -357,11 +379,20 @@ def _index_keys_are(model: Model, entity: Entity, ids: Ids, expr: Placeholders) 
     if not entity.all_id_fields - entity.optional_id_fields <= ids.keys():
         return []
     table = model.index(None)
-    return [
-        f"{expr.name(name)} = {expr.value(value)}"
-        for name, value in model.key_attributes(entity, ids).items()
-        if name not in (table.pk, table.sk)
-    ]
+    out = []
+    for name, keys in model.index_keys(entity, ids).items():
+        held = {key: value for key, value in keys.items() if key not in (table.pk, table.sk)}
+        if name is None or not held:
+            continue
+        # An item may be absent from an index, lacking a key attribute of it (DynamoDB's rule): then it belongs to
+        # no partition there, and is still the item these ids name.
+        absent = [f"attribute_not_exists({expr.name(key)})" for key in held]
+        equal = " AND ".join(f"{expr.name(key)} = {expr.value(value)}" for key, value in held.items())
+        out.append("(" + " OR ".join([*absent, equal]) + ")")
+    if entity.discriminator is not None:
+        attribute, value = entity.discriminator
+        out.append(f"{expr.name(attribute)} = {expr.value(value)}")
+    return out
 
 
 def _version_is(expr: Placeholders, expected: int) -> str:
