@@ -20,15 +20,15 @@ TOKEN_ENTITY = "MutationToken"
 EXPIRES_ATTRIBUTE = "expiresAt"
 
 
-def token_entity() -> Entity:
+def token_entity(sorted: bool = True) -> Entity:
     """The gateway's record of a mutation applied with a client token, kept for a day (time to live).
 
     Its id is not the token but a digest of the caller and the token (``writes.token_key``): tokens are the
-    caller's own, and two callers sending the same one never meet.
+    caller's own, and two callers sending the same one never meet. ``sorted`` False: in a table without a sort key.
     """
     return Entity(
         TOKEN_ENTITY,
-        {None: KeyShape.of("TOKEN#{tokenKey}", "TOKEN")},
+        {None: KeyShape.of("TOKEN#{tokenKey}", "TOKEN" if sorted else None)},
         {"fingerprint": "S", "result": "M", EXPIRES_ATTRIBUTE: Attribute("N", writable=False)},
         internal=True,
     )
@@ -84,7 +84,7 @@ class Declaration:
         if not any(entity.name == TOKEN_ENTITY for entity in self.model.entities):
             model = replace(
                 self.model,
-                entities=(*self.model.entities, token_entity()),
+                entities=(*self.model.entities, token_entity(self.model.index(None).sk is not None)),
                 expires_attribute=self.model.expires_attribute or EXPIRES_ATTRIBUTE,
             )
             object.__setattr__(self, "model", model)

@@ -165,11 +165,29 @@ class Shape:
 
 @dataclass(frozen=True)
 class Index:
-    """The table's primary key (``name`` None) or a global secondary index with projection ALL."""
+    """The table's primary key (``name`` None) or a global secondary index with projection ALL.
+
+    ``sk`` None: a partition key alone (a table or an index keyed by one attribute, whose keys shapes have no sort
+    key template: ``KeyShape.of("{id}")``)."""
 
     name: str | None
     pk: str
-    sk: str
+    sk: str | None = None
+
+    @property
+    def attributes(self) -> tuple[str, ...]:
+        """Its key attributes, the partition key first."""
+        return (self.pk,) if self.sk is None else (self.pk, self.sk)
+
+    def keys(self, shape: KeyShape, ids: Ids) -> dict[str, str]:
+        """The key attributes of the item ``ids`` name, of ``shape`` in this index."""
+        if self.sk is None:
+            return {self.pk: shape.pk.format(ids)}
+        return {self.pk: shape.pk.format(ids), self.sk: shape.sk.format(ids)}
+
+
+NO_SORT_KEY = KeyTemplate("")
+"""The sort key template of a shape in an index without a sort key: the empty text, which holds no id."""
 
 
 @dataclass(frozen=True)
@@ -186,13 +204,20 @@ class KeyShape:
     """
 
     pk: KeyTemplate
-    sk: KeyTemplate
+    sk: KeyTemplate = NO_SORT_KEY
+    """``NO_SORT_KEY`` in an index keyed by its partition key alone."""
     sparse: bool = False
 
     @classmethod
-    def of(cls, pk: str, sk: str, sparse: bool = False, separator: str = "#") -> KeyShape:
-        """``separator``: a character the ids of both templates may not hold, besides ``#`` (``ORDER|{orderId}``)."""
-        return cls(KeyTemplate(pk, separator), KeyTemplate(sk, separator), sparse)
+    def of(cls, pk: str, sk: str | None = None, sparse: bool = False, separator: str = "#") -> KeyShape:
+        """``separator``: a character the ids of both templates may not hold, besides ``#`` (``ORDER|{orderId}``).
+        ``sk`` None: the shape in an index with a partition key alone."""
+        return cls(KeyTemplate(pk, separator), KeyTemplate(sk or "", separator), sparse)
+
+    @property
+    def sorted(self) -> bool:
+        """Whether it has a sort key template (its index a sort key)."""
+        return bool(self.sk.pattern)
 
     @property
     def fields(self) -> set[str]:
@@ -681,7 +706,7 @@ class Model:
         object.__setattr__(self, "_by_heads", by_heads)
         object.__setattr__(self, "_by_name", {entity.name: entity for entity in self.entities})
         # What recognising an item reads of it: every index's keys and every discriminator.
-        recognition = [name for index in self.indexes for name in (index.pk, index.sk)]
+        recognition = [name for index in self.indexes for name in index.attributes]
         recognition += [entity.discriminator[0] for entity in self.entities if entity.discriminator is not None]
         object.__setattr__(self, "_recognition", tuple(dict.fromkeys(recognition)))
         object.__setattr__(self, "_unread", (_ABSENT,) * len(self._recognition))
@@ -729,7 +754,19 @@ class Model:
     def key(self, entity: Entity, ids: Ids) -> dict[str, str]:
         """The table key of one item."""
         table = self.index(None)
+        if table.sk is None:
+            return {table.pk: entity.primary.pk.format(ids)}
         return {table.pk: entity.primary.pk.format(ids), table.sk: entity.primary.sk.format(ids)}
+
+    def item_key(self, item: Mapping[str, Any]) -> tuple[Any, Any]:
+        """An item's table key (or a key's) as a pair: its sort key is ``""`` in a table without one."""
+        table = self._indexes[None]
+        return item[table.pk], "" if table.sk is None else item[table.sk]
+
+    def key_of(self, pk: Any, sk: Any) -> dict[str, Any]:
+        """The table key of a pair ``item_key`` gives, as DynamoDB takes it."""
+        table = self._indexes[None]
+        return {table.pk: pk} if table.sk is None else {table.pk: pk, table.sk: sk}
 
     def key_attributes(self, entity: Entity, ids: Ids) -> dict[str, str]:
         """Every attribute that identifies an item of ``entity``: its keys in the table and in each index, and its
@@ -752,8 +789,7 @@ class Model:
             partial = shape.sparse or not entity.indexed_attributes.isdisjoint(shape.sk.fields)
             if partial and not all(field in ids and ids[field] is not None for field in shape.fields):
                 continue
-            index = self.index(name)
-            out[name] = {index.pk: shape.pk.format(ids), index.sk: shape.sk.format(ids)}
+            out[name] = self.index(name).keys(shape, ids)
         return out
 
     @cached_property
@@ -812,9 +848,9 @@ class Model:
 
     def position_fields(self, collection: Collection) -> list[str]:
         """The key attributes DynamoDB needs to resume a Query on ``collection`` after an item."""
-        names = [self.index(None).pk, self.index(None).sk]
+        names = [*self.index(None).attributes]
         if collection.index is not None:
-            names += [self.index(collection.index).pk, self.index(collection.index).sk]
+            names += self.index(collection.index).attributes
         # An index may reuse a table key attribute (the business design's typeGsi inverts the table key): named once.
         return list(dict.fromkeys(names))
 
@@ -851,7 +887,7 @@ class Model:
 
     def _recognise(self, item: Mapping[str, Any], partial: bool = False) -> tuple[Entity, dict[str, str]] | None:
         table = self._indexes[None]
-        pk, sk = item.get(table.pk), item.get(table.sk)
+        pk, sk = item.get(table.pk), _sort_key(item, table)
         if not isinstance(pk, str) or not isinstance(sk, str):
             return None
         heads = head(pk), head(sk)
@@ -893,7 +929,7 @@ class Model:
         """The item's ids if it is an ``entity``; logs and returns None for any other shape."""
         if entity.partition:  # never recognised among items: its object is its key, read by its own shape
             table = self._indexes[None]
-            ids = _parse_shape(entity.primary, item.get(table.pk), item.get(table.sk))
+            ids = _parse_shape(entity.primary, item.get(table.pk), _sort_key(item, table))
             return self.expected_ids(entity, item, None if ids is None else (entity, ids))
         return self.expected_ids(entity, item, self.recognise(item))
 
@@ -909,7 +945,7 @@ class Model:
     def skipped(self, item: Item, why: str) -> None:
         """Log an item left out of an answer (never served as another entity), by its table key."""
         table = self.index(None)
-        log.warning("skipping an item %s: %s=%r %s=%r", why, table.pk, item.get(table.pk), table.sk, item.get(table.sk))
+        log.warning("skipping an item %s: %s", why, {name: item.get(name) for name in table.attributes})
 
     def parent_sorts_with_members(self, collection: Collection, ascending: bool | None = None) -> bool:
         """Whether one Query, read ``ascending`` (the collection's declared order when None), returns the parent and
@@ -928,6 +964,8 @@ class Model:
     def _parent_sorts_with_members(self, collection: Collection, ascending: bool | None) -> bool:
         parent_shape = collection.parent.keys.get(collection.index)
         if collection.parent.partition or collection.is_union:  # no item to read at the head, or no one prefix
+            return False
+        if self.index(collection.index).sk is None:  # a partition's items come in no order a parent could head
             return False
         if parent_shape is None or parent_shape.pk != _partition_as_parent(collection):
             return False
@@ -1013,7 +1051,7 @@ def _secondary_ids(
     attribute holds are read where it has its template's shape and agrees, and nothing else is asked of it.
     """
     for index, shapes in secondary:
-        pk, sk = item.get(index.pk), item.get(index.sk)
+        pk, sk = item.get(index.pk), _sort_key(item, index)
         if pk is None or sk is None:
             if pk is not None or sk is not None:
                 _held_ids(ids, shapes, pk, sk)
@@ -1026,6 +1064,11 @@ def _secondary_ids(
         else:
             return None
     return ids
+
+
+def _sort_key(item: Mapping[str, Any], index: Index) -> Any:
+    """The item's sort key in ``index``: the empty text in an index without one (its shapes' ``NO_SORT_KEY``)."""
+    return "" if index.sk is None else item.get(index.sk)
 
 
 def _held_ids(ids: dict[str, str], shapes: tuple[KeyShape, ...], pk: object, sk: object) -> None:
@@ -1071,6 +1114,7 @@ def _validate(model: Model) -> frozenset[Entity]:
     names = [index.name for index in model.indexes]
     if None not in names or len(set(names)) != len(names):
         raise ValueError("a model has the table's key (index None) and uniquely named indexes")
+    indexes = {index.name: index for index in model.indexes}
     entity_names = [entity.name for entity in model.entities]
     if len(set(entity_names)) != len(entity_names):
         raise ValueError("entity names must be unique")
@@ -1081,6 +1125,8 @@ def _validate(model: Model) -> frozenset[Entity]:
             if index_name not in names:
                 raise ValueError(f"{entity.name}: unknown index {index_name!r}")
             _validate_shards(entity, shape)
+            for one in entity.shapes(index_name):
+                _validate_sort_key(entity, indexes[index_name], one)
     shared: set[Entity] = set()
     stored = [entity for entity in model.entities if not entity.partition]  # no item of a partition is mistaken
     for i, a in enumerate(stored):
@@ -1481,6 +1527,22 @@ def _validate_union_complete(model: Model, collection: Collection) -> None:
                     f" {entity.name} to the union's members, or give the members' sort keys a shared prefix it"
                     " does not have"
                 )
+
+
+def _validate_sort_key(entity: Entity, index: Index, shape: KeyShape) -> None:
+    """A shape has a sort key template exactly when its index has a sort key attribute."""
+    where = "the table" if index.name is None else f"index {index.name!r}"
+    if index.sk is None and shape.sorted:
+        raise ValueError(
+            f"{entity.name}: {where} has a partition key alone ({index.pk!r}), so its key shape has no sort key:"
+            f" KeyShape.of({shape.pk.pattern!r}) without {shape.sk.pattern!r}, or give the index its sort key"
+            f" attribute (Index({index.name!r}, {index.pk!r}, '<sort key attribute>'))"
+        )
+    if index.sk is not None and not shape.sorted:
+        raise ValueError(
+            f"{entity.name}: {where} sorts by {index.sk!r}, so its key shape needs a sort key template:"
+            f" KeyShape.of({shape.pk.pattern!r}, '<template of {index.sk}>')"
+        )
 
 
 def _validate_shards(entity: Entity, shape: KeyShape) -> None:

@@ -24,7 +24,7 @@ from botocore import xform_name
 from botocore.exceptions import BotoCoreError, ClientError, EndpointConnectionError
 
 from gateway.config import Settings
-from gateway.design.model import Item, Model
+from gateway.design.model import Index, Item, Model
 from gateway.dynamo import accounting
 from gateway.dynamo.accounting import Ledger, capacity_units, next_round
 from gateway.dynamo.client import client_options, error_code, translate
@@ -405,7 +405,7 @@ class Store:
         description = (await self._client.describe_table(TableName=self.table))["Table"]
         table_index = self.model.index(None)
         keys = {(k["AttributeName"], k["KeyType"]) for k in description.get("KeySchema", [])}
-        if keys != {(table_index.pk, "HASH"), (table_index.sk, "RANGE")}:
+        if keys != _key_schema(table_index):
             raise GatewayError(f"table {self.table!r} exists with another key schema: {sorted(keys)}")
         existing = {
             gsi["IndexName"]: {(k["AttributeName"], k["KeyType"]) for k in gsi.get("KeySchema", [])}
@@ -416,7 +416,7 @@ class Store:
                 continue
             if index.name not in existing:
                 raise GatewayError(f"table {self.table!r} exists without the index {index.name!r}")
-            if existing[index.name] != {(index.pk, "HASH"), (index.sk, "RANGE")}:
+            if existing[index.name] != _key_schema(index):
                 raise GatewayError(f"index {index.name!r} of table {self.table!r} has another key schema")
 
     async def put_items(self, items: Iterable[Item]) -> int:
@@ -468,29 +468,32 @@ class Store:
         return await getattr(self._client, xform_name(operation))(**params)
 
 
+def _key_schema(index: Index) -> set[tuple[str, str]]:
+    """An index's key schema as DescribeTable's pairs (attribute, key type) read."""
+    return {(name, kind) for name, kind in zip(index.attributes, ("HASH", "RANGE"), strict=False)}
+
+
+def _key_schema_elements(index: Index) -> list[KeySchemaElementTypeDef]:
+    """An index's KeySchema: its partition key, then its sort key if it has one."""
+    elements: list[KeySchemaElementTypeDef] = [{"AttributeName": index.pk, "KeyType": "HASH"}]
+    if index.sk is not None:
+        elements.append({"AttributeName": index.sk, "KeyType": "RANGE"})
+    return elements
+
+
 def table_definition(model: Model) -> CreateTableDefinition:
     """CreateTable's parameters but the table's name: the keys and indexes ``model`` declares, on demand."""
-    attributes = sorted({name for index in model.indexes for name in (index.pk, index.sk)})
+    attributes = sorted({name for index in model.indexes for name in index.attributes})
     table_index = model.index(None)
     gsis: list[GlobalSecondaryIndexTypeDef] = [
-        {
-            "IndexName": index.name,
-            "KeySchema": [
-                {"AttributeName": index.pk, "KeyType": "HASH"},
-                {"AttributeName": index.sk, "KeyType": "RANGE"},
-            ],
-            "Projection": {"ProjectionType": "ALL"},
-        }
+        {"IndexName": index.name, "KeySchema": _key_schema_elements(index), "Projection": {"ProjectionType": "ALL"}}
         for index in model.indexes
         if index.name is not None
     ]
     definition: CreateTableDefinition = {
         "BillingMode": "PAY_PER_REQUEST",
         "AttributeDefinitions": [{"AttributeName": name, "AttributeType": "S"} for name in attributes],
-        "KeySchema": [
-            {"AttributeName": table_index.pk, "KeyType": "HASH"},
-            {"AttributeName": table_index.sk, "KeyType": "RANGE"},
-        ],
+        "KeySchema": _key_schema_elements(table_index),
         # Subscriptions read changes from the stream, whoever wrote them (gateway/live/relay.py).
         "StreamSpecification": {"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"},
     }

@@ -101,7 +101,9 @@ class StreamClient:
         self._streams = streams
         self.table = table
         index = model.index(None)
-        self._lease_key = {index.pk: {"S": _LEASE_PK}, index.sk: {"S": _LEASE_SK}}
+        self._lease_key = {index.pk: {"S": _LEASE_PK}}
+        if index.sk is not None:
+            self._lease_key[index.sk] = {"S": _LEASE_SK}
         self._pk = index.pk
 
     @classmethod

@@ -454,8 +454,7 @@ class SharedReads:
             batch.set_exception(error)
             batch.add_done_callback(lambda done: done.exception())
             return
-        index = self.model.index(None)
-        found = {_key_id({index.pk: item[index.pk], index.sk: item[index.sk]}): item for item in result.items}
+        found = {_key_id(self.model.key_of(*self.model.item_key(item))): item for item in result.items}
         for key_id in keys:
             self._known[key_id] = found.get(key_id)
         batch.set_result(None)

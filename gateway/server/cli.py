@@ -388,8 +388,7 @@ def _cause_code(error: GatewayError) -> str:
 
 
 def _key(declaration: Declaration, item: Item) -> dict[str, str]:
-    table = declaration.model.index(None)
-    return {table.pk: item[table.pk], table.sk: item[table.sk]}
+    return declaration.model.key_of(*declaration.model.item_key(item))
 
 
 def _export_schema(

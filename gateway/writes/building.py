@@ -216,11 +216,10 @@ def rekeyed(model: Model, entity: Entity, ids: Ids, changes: Mapping[str, Any]) 
     for name, shape in entity.keys.items():
         if name is None or changes.keys().isdisjoint(_movers(entity, shape)):
             continue
-        index = model.index(name)
         if any(values.get(field) is None for field in shape.fields):
             out[name] = None
         else:
-            out[name] = {index.pk: shape.pk.format(values), index.sk: shape.sk.format(values)}
+            out[name] = model.index(name).keys(shape, values)
     return out
 
 
@@ -233,7 +232,7 @@ def _leaving(model: Model, entity: Entity, name: str, changes: Mapping[str, Any]
     table = model.index(None)
     elsewhere = set(entity.id_fields).union(*(one.fields for other, one in entity.keys.items() if other != name))
     out = set()
-    for attribute, template in ((index.pk, shape.pk), (index.sk, shape.sk)):
+    for attribute, template in zip(index.attributes, (shape.pk, shape.sk), strict=False):
         holds = set(template.fields)
         removed = any(field in changes and changes[field] is None for field in holds)
         kept = attribute in (table.pk, table.sk) or attribute in entity.declared or not holds <= elsewhere
@@ -498,9 +497,7 @@ def with_counters(declaration: WriteModel, items: Iterable[Item]) -> list[Item]:
 
 
 def model_key(model: Model, entity: Entity, ids: Ids) -> tuple[str, str]:
-    table = model.index(None)
-    key = model.key(entity, ids)
-    return key[table.pk], key[table.sk]
+    return model.item_key(model.key(entity, ids))
 
 
 # --- idempotency ----------------------------------------------------------------------------------------------

@@ -6,13 +6,19 @@ the gateway with every DynamoDB request counted on the wire.
 
 from __future__ import annotations
 
+import re
+import uuid
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from gateway import Attribute, Collection, Declaration, Entity, Index, KeyShape, Model
-from tests.support.gateway import Gateway, answered, explained, serve_design
+from gateway.dynamo.store import table_definition
+from gateway.server.cli import main
+from gateway.server.declaration_file import load_file
+from tests.support.gateway import Gateway, answered, explained, fill, serve_design
 from tests.support.mutations import mutate
 
 TABLE = Index(None, "PK", "SK")
@@ -176,3 +182,172 @@ def test_an_update_and_a_delete_of_an_item_out_of_its_index_apply(teams: tuple[G
     assert (renamed, sent) == ({"__typename": "Member", "name": "Bo"}, {"GetItem": 1, "UpdateItem": 1})
     deleted, sent = mutate(gateway, "deleteMember", {"memberId": "m2", "expectedVersion": 1})
     assert (deleted["__typename"], sent) == ("Deleted", {"DeleteItem": 1})
+
+
+# --- a hash-only index: the inverted index idiom ------------------------------------------------------------------
+# A membership is keyed by its user and its group; the index `Inverted` has the table's `SK` as its partition key and
+# no sort key, so a group's memberships are one Query on it, in no order DynamoDB defines.
+
+INVERTED = Index("Inverted", "SK")
+PERSON = Entity("Person", {None: KeyShape.of("USER#{userId}", "PROFILE")}, {"name": "S"})
+GROUP = Entity("Group", {None: KeyShape.of("GROUP#{groupId}", "META")}, {"title": "S"})
+MEMBERSHIP = Entity(
+    "Membership",
+    {None: KeyShape.of("USER#{userId}", "GROUP#{groupId}"), "Inverted": KeyShape.of("GROUP#{groupId}")},
+    {"role": "S"},
+)
+GROUPS = Declaration(
+    Model(
+        "groups",
+        (TABLE, INVERTED),
+        (PERSON, GROUP, MEMBERSHIP),
+        collections=(
+            Collection("Person.groups", PERSON, MEMBERSHIP, target=GROUP),
+            Collection("Group.members", GROUP, MEMBERSHIP, "Inverted", target=PERSON),
+        ),
+    )
+)
+USERS = ["u3", "u1", "u5", "u2", "u4"]
+GROUP_ITEMS = [
+    {"PK": "GROUP#g1", "SK": "META", "title": "Climbers"},
+    *({"PK": f"USER#{user}", "SK": "PROFILE", "name": user.upper()} for user in USERS),
+    *({"PK": f"USER#{user}", "SK": "GROUP#g1", "role": "member"} for user in USERS),
+    {"PK": "USER#u1", "SK": "GROUP#g2", "role": "owner"},
+]
+
+
+@pytest.fixture(scope="module")
+def groups(dynamodb: Any, endpoint: str, gateway_factory: Callable[..., Gateway]) -> Iterator[tuple[Gateway, str]]:
+    yield from serve_design(dynamodb, endpoint, gateway_factory, GROUPS, GROUP_ITEMS)
+
+
+def test_a_hash_only_index_is_created_and_read_by_its_partition_key_alone(
+    groups: tuple[Gateway, str], dynamodb: Any
+) -> None:
+    gateway, table = groups
+    index = dynamodb.describe_table(TableName=table)["Table"]["GlobalSecondaryIndexes"][0]
+    assert index["KeySchema"] == [{"AttributeName": "SK", "KeyType": "HASH"}]
+    query = '{ group(groupId: "g1") { title members(first: 10) { edges { role node { name } } } } }'
+    data, cost = answered(gateway, query)
+    names = [edge["node"]["name"] for edge in data["group"]["members"]["edges"]]
+    assert sorted(names) == ["U1", "U2", "U3", "U4", "U5"]
+    assert {edge["role"] for edge in data["group"]["members"]["edges"]} == {"member"}
+    assert cost == explained(gateway, query) == (3, 2)  # GetItem ∥ Query on Inverted, then one BatchGetItem
+    data, _ = answered(gateway, '{ person(userId: "u1") { groups { edges { role node { groupId } } } } }')
+    assert data["person"]["groups"]["edges"] == [
+        {"role": "member", "node": {"groupId": "g1"}},
+        {"role": "owner", "node": None},  # no such group
+    ]
+
+
+def test_a_hash_only_index_pages_in_dynamodbs_order_each_member_once(groups: tuple[Gateway, str]) -> None:
+    # DynamoDB defines no order within a partition of an index without a sort key. The connection serves its order
+    # (the same on each read while the partition does not change), reversed by order: DESCENDING and backward pages,
+    # and forward pages list each member once.
+    gateway, _ = groups
+    page = (
+        '{{ group(groupId: "g1") {{ members({args}) {{ nodes {{ userId }} pageInfo {{ endCursor hasNextPage }} }} }} }}'
+    )
+
+    def read(args: str) -> tuple[list[str], dict[str, Any]]:
+        data, _ = answered(gateway, page.format(args=args))
+        members = data["group"]["members"]
+        return [node["userId"] for node in members["nodes"]], members["pageInfo"]
+
+    whole, _ = read("first: 10")
+    assert sorted(whole) == sorted(USERS) and read("first: 10")[0] == whole
+    paged: list[str] = []
+    cursor = None
+    while True:
+        ids, info = read("first: 2" + (f', after: "{cursor}"' if cursor else ""))
+        paged += ids
+        if not info["hasNextPage"]:
+            break
+        cursor = info["endCursor"]
+    assert paged == whole
+    assert read("first: 10, order: DESCENDING")[0] == whole[::-1]
+    assert read("last: 2")[0] == whole[-2:]
+
+
+def test_a_membership_created_on_a_hash_only_index_is_listed_there(groups: tuple[Gateway, str], dynamodb: Any) -> None:
+    gateway, table = groups
+    mutate(gateway, "createPerson", {"userId": "u9", "name": "U9"})
+    created, sent = mutate(gateway, "createMembership", {"userId": "u9", "groupId": "g1", "role": "guest"})
+    assert (created["__typename"], sent) == ("Membership", {"PutItem": 1})
+    item = dynamodb.get_item(TableName=table, Key={"PK": {"S": "USER#u9"}, "SK": {"S": "GROUP#g1"}})["Item"]
+    assert set(item) == {"PK", "SK", "role", "version", "writeId"}  # the index's key is the table's own SK
+    data, _ = answered(gateway, '{ group(groupId: "g1") { members(first: 10) { edges { role node { userId } } } } }')
+    assert {"role": "guest", "node": {"userId": "u9"}} in data["group"]["members"]["edges"]
+
+
+def test_an_index_shape_must_match_whether_its_index_has_a_sort_key() -> None:
+    with pytest.raises(ValueError, match=re.escape("Membership: index 'Inverted' has a partition key alone ('SK')")):
+        Model(
+            "t", (TABLE, INVERTED), (Entity("Membership", {**MEMBERSHIP.keys, "Inverted": KeyShape.of("G#{g}", "X")}),)
+        )
+    with pytest.raises(
+        ValueError, match=re.escape("Person: the table sorts by 'SK', so its key shape needs a sort key")
+    ):
+        Model("t", (TABLE,), (Entity("Person", {None: KeyShape.of("USER#{userId}")}),))
+
+
+# --- a table keyed by its partition key alone ----------------------------------------------------------------------
+
+BARE = Index(None, "id")
+PRODUCT = Entity("Product", {None: KeyShape.of("PRODUCT#{productId}")}, {"title": "S", "price": "INT"})
+BRAND = Entity("Brand", {None: KeyShape.of("BRAND#{brandId}")}, {"name": "S"})
+CATALOG = Declaration(Model("catalog", (BARE,), (PRODUCT, BRAND)))
+CATALOG_ITEMS = [
+    {"id": "PRODUCT#p1", "title": "Rope", "price": 30},
+    {"id": "PRODUCT#p2", "title": "Harness", "price": 60},
+    {"id": "BRAND#b1", "name": "Peak"},
+]
+
+
+@pytest.fixture(scope="module")
+def catalog(dynamodb: Any, endpoint: str, gateway_factory: Callable[..., Gateway]) -> Iterator[tuple[Gateway, str]]:
+    yield from serve_design(dynamodb, endpoint, gateway_factory, CATALOG, CATALOG_ITEMS)
+
+
+def test_a_table_with_a_partition_key_alone_is_read_and_written_by_it(
+    catalog: tuple[Gateway, str], dynamodb: Any
+) -> None:
+    gateway, table = catalog
+    assert dynamodb.describe_table(TableName=table)["Table"]["KeySchema"] == [
+        {"AttributeName": "id", "KeyType": "HASH"}
+    ]
+    query = '{ product(productId: "p1") { title price } brand(brandId: "b1") { name } }'
+    data, cost = answered(gateway, query)
+    assert data == {"product": {"title": "Rope", "price": 30}, "brand": {"name": "Peak"}}
+    assert cost == explained(gateway, query) == (1, 1)  # one BatchGetItem by the partition key alone
+    data, _ = answered(gateway, '{ products(productIds: ["p2", "p9", "p1"]) { productId title } }')
+    assert data["products"] == [{"productId": "p2", "title": "Harness"}, None, {"productId": "p1", "title": "Rope"}]
+    created, sent = mutate(gateway, "createProduct", {"productId": "p3", "title": "Chalk", "price": 5})
+    assert (created["__typename"], sent) == ("Product", {"PutItem": 1})
+    changed, sent = mutate(gateway, "updateProduct", {"productId": "p3", "expectedVersion": 1, "price": 6})
+    assert (changed["__typename"], sent) == ("Product", {"UpdateItem": 1})
+    assert dynamodb.get_item(TableName=table, Key={"id": {"S": "PRODUCT#p3"}})["Item"]["price"] == {"N": "6"}
+    deleted, sent = mutate(gateway, "deleteProduct", {"productId": "p3", "expectedVersion": 2})
+    assert (deleted["__typename"], sent) == ("Deleted", {"DeleteItem": 1})
+    assert "Item" not in dynamodb.get_item(TableName=table, Key={"id": {"S": "PRODUCT#p3"}})
+
+
+def test_init_drafts_a_hash_only_index_so_that_the_draft_serves(
+    dynamodb: Any, endpoint: str, gateway_factory: Callable[..., Gateway], tmp_path: Path
+) -> None:
+    table = f"keys-{uuid.uuid4().hex[:8]}"
+    dynamodb.create_table(TableName=table, **table_definition(GROUPS.model))
+    fill(endpoint, table, GROUP_ITEMS)
+    output = tmp_path / "draft.yaml"
+    assert main(["init", "--from-table", table, "--endpoint-url", endpoint, "--output", str(output)]) == 0
+    text = output.read_text()
+    assert "Inverted: {pk: SK}" in text and "Inverted: {pk: 'GROUP#{group2Id}'}" in text
+    with gateway_factory(table, declaration=load_file(output)) as drafted:
+        query = (
+            '{ user(userId: "u1") { name } group(userId: "u1", group2Id: "g1") { role }'
+            ' group2(group2Id: "g1") { title } }'
+        )
+        data, cost = answered(drafted, query)
+    dynamodb.delete_table(TableName=table)
+    assert data == {"user": {"name": "U1"}, "group": {"role": "member"}, "group2": {"title": "Climbers"}}
+    assert cost == (1, 1)

@@ -48,9 +48,9 @@ tenancy: {customerId: customers}
 """
 
 
-def _error(text: str) -> str:
+def _error(text: str, name: str = "shop.yaml") -> str:
     with pytest.raises(DeclarationFileError) as raised:
-        parse(text, "shop.yaml")
+        parse(text, name)
     return str(raised.value)
 
 
@@ -328,3 +328,33 @@ def test_a_broken_minted_id_is_named_with_its_line() -> None:
         jsonschema.validate(
             yaml.safe_load(MINTED.replace("minted: ulid", "minted: uuid")), json.loads(SCHEMA_PATH.read_text())
         )
+
+
+HASH_ONLY = """\
+table: groups
+keys: {pk: id}
+indexes:
+  Inverted: {pk: ref}
+entities:
+  Membership:
+    keys:
+      table: {pk: "M#{userId}|{groupId}", separator: "|"}
+      Inverted: {pk: "G#{groupId}"}
+"""
+
+
+def test_a_table_and_an_index_keyed_by_a_partition_key_alone_are_declared_without_sk() -> None:
+    jsonschema.validate(yaml.safe_load(HASH_ONLY), json.loads(SCHEMA_PATH.read_text()))
+    model = parse(HASH_ONLY, "groups.yaml").model
+    assert (model.index(None).sk, model.index("Inverted").sk) == (None, None)
+    membership = model.entities[0]
+    assert not membership.primary.sorted and membership.keys["Inverted"].pk.pattern == "G#{groupId}"
+    assert _error(HASH_ONLY.replace('{pk: "G#{groupId}"}', '{pk: "G#{groupId}", sk: X}'), "groups.yaml") == (
+        "groups.yaml:9: entities.Membership.keys.Inverted.sk: index Inverted has a partition key alone (ref): drop"
+        " sk, or give the index its sort key attribute (sk: <attribute>)"
+    )
+    sorted_ = HASH_ONLY.replace("keys: {pk: id}", "keys: {pk: id, sk: sk}")
+    assert _error(sorted_, "groups.yaml") == (
+        "groups.yaml:8: entities.Membership.keys.table: 'sk' is required: the table sorts by sk, so give its"
+        " template (sk: ...)"
+    )
