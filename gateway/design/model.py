@@ -173,6 +173,9 @@ class Index:
     name: str | None
     pk: str
     sk: str | None = None
+    local: bool = False
+    """A local secondary index: the table's partition key, a sort key of its own, created with the table, and read
+    strongly consistent when a collection asks (``Collection.consistent``)."""
 
     @property
     def attributes(self) -> tuple[str, ...]:
@@ -447,6 +450,9 @@ class Collection:
     union: str | None = None
     """A union connection's node type in GraphQL (``OrderDetail``): by default the parent's name and the field's
     without a final ``s`` (``Order.details``: ``OrderDetail``)."""
+    consistent: bool = False
+    """Read with ``ConsistentRead``: a page reflects every write acknowledged before it, at twice the read cost. On
+    the table's key or a local index only: a global secondary index is eventually consistent."""
 
     def __post_init__(self) -> None:
         if self.is_union:
@@ -1115,6 +1121,9 @@ def _validate(model: Model) -> frozenset[Entity]:
     if None not in names or len(set(names)) != len(names):
         raise ValueError("a model has the table's key (index None) and uniquely named indexes")
     indexes = {index.name: index for index in model.indexes}
+    for index in model.indexes:
+        if index.local:
+            _validate_local(index, indexes[None])
     entity_names = [entity.name for entity in model.entities]
     if len(set(entity_names)) != len(entity_names):
         raise ValueError("entity names must be unique")
@@ -1127,6 +1136,12 @@ def _validate(model: Model) -> frozenset[Entity]:
             _validate_shards(entity, shape)
             for one in entity.shapes(index_name):
                 _validate_sort_key(entity, indexes[index_name], one)
+                if indexes[index_name].local and one.pk != entity.primary.pk:
+                    raise ValueError(
+                        f"{entity.name}: {index_name!r} is a local index, keyed by the table's partition key: its shape"
+                        f" has the table key's partition template, KeyShape.of({entity.primary.pk.pattern!r},"
+                        f" {one.sk.pattern!r})"
+                    )
     shared: set[Entity] = set()
     stored = [entity for entity in model.entities if not entity.partition]  # no item of a partition is mistaken
     for i, a in enumerate(stored):
@@ -1144,6 +1159,11 @@ def _validate(model: Model) -> frozenset[Entity]:
     if len(set(relation_names)) != len(relation_names):
         raise ValueError("relation names must be unique")
     for collection in model.collections:
+        if collection.consistent and indexes[collection.index].name is not None and not indexes[collection.index].local:
+            raise ValueError(
+                f"{collection.name}: {collection.index!r} is a global secondary index, which DynamoDB reads eventually"
+                f" consistent only: drop consistent=True, or read it from a local index (Index(..., local=True))"
+            )
         if collection.counter is not None and collection.counter not in collection.parent.attributes:
             raise ValueError(f"{collection.name}: the counter {collection.counter!r} is not an attribute of the parent")
         if collection.is_union:
@@ -1527,6 +1547,15 @@ def _validate_union_complete(model: Model, collection: Collection) -> None:
                     f" {entity.name} to the union's members, or give the members' sort keys a shared prefix it"
                     " does not have"
                 )
+
+
+def _validate_local(index: Index, table: Index) -> None:
+    """A local index shares the table's partition key and sorts its partitions by another attribute."""
+    if index.name is None or table.sk is None or index.pk != table.pk or index.sk in (None, table.sk):
+        raise ValueError(
+            f"index {index.name!r}: a local index has the table's partition key and a sort key of its own, in a table"
+            f" with a sort key: Index({index.name!r}, {table.pk!r}, '<another sort key attribute>', local=True)"
+        )
 
 
 def _validate_sort_key(entity: Entity, index: Index, shape: KeyShape) -> None:

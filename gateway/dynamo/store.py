@@ -41,6 +41,7 @@ if TYPE_CHECKING:
         AttributeDefinitionTypeDef,
         GlobalSecondaryIndexTypeDef,
         KeySchemaElementTypeDef,
+        LocalSecondaryIndexTypeDef,
         StreamSpecificationTypeDef,
     )
 
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
         AttributeDefinitions: list[AttributeDefinitionTypeDef]
         KeySchema: list[KeySchemaElementTypeDef]
         GlobalSecondaryIndexes: NotRequired[list[GlobalSecondaryIndexTypeDef]]
+        LocalSecondaryIndexes: NotRequired[list[LocalSecondaryIndexTypeDef]]
         StreamSpecification: StreamSpecificationTypeDef
 
 
@@ -84,6 +86,8 @@ class QueryRequest:
     """The upper bound, inclusive, of a ``between`` sort condition."""
     filter: Filter | None = None
     """Applied by DynamoDB after it reads: ``limit`` then bounds the items read, not those returned."""
+    consistent: bool = False
+    """``ConsistentRead``: on the table or a local index only."""
 
     def params(self, table: str) -> dict[str, Any]:
         pk_name, pk_value = self.partition
@@ -111,6 +115,8 @@ class QueryRequest:
         }
         if self.index is not None:
             params["IndexName"] = self.index
+        if self.consistent:
+            params["ConsistentRead"] = True
         if self.start_key is not None:
             params["ExclusiveStartKey"] = {k: {"S": v} for k, v in self.start_key.items()}
         if self.filter is not None:
@@ -407,9 +413,10 @@ class Store:
         keys = {(k["AttributeName"], k["KeyType"]) for k in description.get("KeySchema", [])}
         if keys != _key_schema(table_index):
             raise GatewayError(f"table {self.table!r} exists with another key schema: {sorted(keys)}")
+        described = [*description.get("GlobalSecondaryIndexes", []), *description.get("LocalSecondaryIndexes", [])]
         existing = {
-            gsi["IndexName"]: {(k["AttributeName"], k["KeyType"]) for k in gsi.get("KeySchema", [])}
-            for gsi in description.get("GlobalSecondaryIndexes", [])
+            one["IndexName"]: {(k["AttributeName"], k["KeyType"]) for k in one.get("KeySchema", [])}
+            for one in described
         }
         for index in self.model.indexes:
             if index.name is None:
@@ -488,7 +495,12 @@ def table_definition(model: Model) -> CreateTableDefinition:
     gsis: list[GlobalSecondaryIndexTypeDef] = [
         {"IndexName": index.name, "KeySchema": _key_schema_elements(index), "Projection": {"ProjectionType": "ALL"}}
         for index in model.indexes
-        if index.name is not None
+        if index.name is not None and not index.local
+    ]
+    lsis: list[LocalSecondaryIndexTypeDef] = [
+        {"IndexName": index.name, "KeySchema": _key_schema_elements(index), "Projection": {"ProjectionType": "ALL"}}
+        for index in model.indexes
+        if index.name is not None and index.local
     ]
     definition: CreateTableDefinition = {
         "BillingMode": "PAY_PER_REQUEST",
@@ -499,6 +511,8 @@ def table_definition(model: Model) -> CreateTableDefinition:
     }
     if gsis:  # DynamoDB refuses an empty list
         definition["GlobalSecondaryIndexes"] = gsis
+    if lsis:
+        definition["LocalSecondaryIndexes"] = lsis
     return definition
 
 

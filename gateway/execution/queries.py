@@ -257,6 +257,7 @@ def members_query(
         limit=first + 1,
         start_key=start_key,
         filter=None if window is None else window.filter,
+        consistent=collection.consistent,
     )
 
 
@@ -285,6 +286,7 @@ def parent_and_members_query(model: Model, collection: Collection, parent_ids: I
         index=collection.index,
         ascending=window.ascending(collection),
         limit=window.size + 2,
+        consistent=collection.consistent,
     )
 
 

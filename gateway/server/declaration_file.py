@@ -97,6 +97,7 @@ _COLLECTION = {
     "range",
     "root",
     "union",
+    "consistent",
 }
 _LINK = {"source", "target", "description", "ids"}
 _LOOKUP = {"entity", "index", "description"}
@@ -267,11 +268,14 @@ class _Builder:
         return self.built(("tenancy",), lambda: Declaration(model, tenancy))  # type: ignore[no-any-return]
 
     def index(self, name: str | None, spec: Any, path: KeyPath) -> Index:
-        keys = self.mapping(spec, path, {"pk", "sk"})
+        keys = self.mapping(spec, path, {"pk", "sk"} if name is None else {"pk", "sk", "local"})
         if "pk" not in keys:
             raise self.fail(path, "an index names its partition key attribute (pk), and its sort key attribute (sk)")
         sk = self.text(keys["sk"], (*path, "sk")) if "sk" in keys else None
-        return Index(name, self.text(keys["pk"], (*path, "pk")), sk)
+        local = self.flag(keys.get("local", False), (*path, "local"))
+        if local and "sk" not in keys:
+            raise self.fail(path, "a local index sorts the table's partitions by an attribute of its own: give sk")
+        return Index(name, self.text(keys["pk"], (*path, "pk")), sk, local)
 
     def key_shape(self, spec: Any, path: KeyPath, index: Index) -> KeyShape:
         keys = self.mapping(spec, path, _SHAPE_KEYS)
@@ -418,6 +422,7 @@ class _Builder:
                 range=self.text(data["range"], (*path, "range")) if "range" in data else None,
                 root=self.text(data["root"], (*path, "root")) if "root" in data else None,
                 union=self.text(data["union"], (*path, "union")) if "union" in data else None,
+                consistent=self.flag(data.get("consistent", False), (*path, "consistent")),
             ),
         )
 

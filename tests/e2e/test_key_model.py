@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from gateway import Attribute, Collection, Declaration, Entity, Index, KeyShape, Model
-from gateway.dynamo.store import table_definition
+from gateway.dynamo.store import QueryRequest, table_definition
 from gateway.server.cli import main
 from gateway.server.declaration_file import load_file
 from tests.support.gateway import Gateway, answered, explained, fill, serve_design
@@ -351,3 +351,88 @@ def test_init_drafts_a_hash_only_index_so_that_the_draft_serves(
     dynamodb.delete_table(TableName=table)
     assert data == {"user": {"name": "U1"}, "group": {"role": "member"}, "group2": {"title": "Climbers"}}
     assert cost == (1, 1)
+
+
+# --- a local secondary index ----------------------------------------------------------------------------------------
+
+BY_PRICE = Index("ByPrice", "PK", "Price", local=True)
+SHOP = Entity("Shop", {None: KeyShape.of("SHOP#{shopId}", "SHOP")}, {"name": "S"})
+ITEM = Entity(
+    "Item",
+    {
+        None: KeyShape.of("SHOP#{shopId}", "ITEM#{itemId}"),
+        "ByPrice": KeyShape.of("SHOP#{shopId}", "{price:06}#{itemId}"),
+    },
+    {"title": "S"},
+)
+SHOPS = Declaration(
+    Model(
+        "shops",
+        (TABLE, BY_PRICE),
+        (SHOP, ITEM),
+        collections=(
+            Collection("Shop.items", SHOP, ITEM),
+            Collection("Shop.cheapest", SHOP, ITEM, "ByPrice", consistent=True),
+        ),
+    )
+)
+SHOP_ITEMS = [
+    {"PK": "SHOP#s1", "SK": "SHOP", "name": "Corner"},
+    {"PK": "SHOP#s1", "SK": "ITEM#i1", "Price": "000250#i1", "title": "Tea"},
+    {"PK": "SHOP#s1", "SK": "ITEM#i2", "Price": "000099#i2", "title": "Salt"},
+    {"PK": "SHOP#s1", "SK": "ITEM#i3", "title": "Not for sale"},
+]
+
+
+@pytest.fixture(scope="module")
+def shops(dynamodb: Any, endpoint: str, gateway_factory: Callable[..., Gateway]) -> Iterator[tuple[Gateway, str]]:
+    yield from serve_design(dynamodb, endpoint, gateway_factory, SHOPS, SHOP_ITEMS)
+
+
+def test_a_local_index_is_created_with_the_table_and_read_strongly_consistent(
+    shops: tuple[Gateway, str], dynamodb: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gateway, table = shops
+    described = dynamodb.describe_table(TableName=table)["Table"]
+    assert "GlobalSecondaryIndexes" not in described
+    (local,) = described["LocalSecondaryIndexes"]
+    assert (local["IndexName"], local["KeySchema"]) == (
+        "ByPrice",
+        [{"AttributeName": "PK", "KeyType": "HASH"}, {"AttributeName": "Price", "KeyType": "RANGE"}],
+    )
+    sent: list[dict[str, Any]] = []
+    params = QueryRequest.params
+
+    def spied(self: QueryRequest, name: str) -> dict[str, Any]:
+        sent.append(params(self, name))
+        return sent[-1]
+
+    monkeypatch.setattr(QueryRequest, "params", spied)
+    query = '{ shop(shopId: "s1") { cheapest { nodes { itemId title } } items { nodes { itemId } } } }'
+    data, cost = answered(gateway, query)
+    # An item without the local index's sort key is out of it, and still an item of the shop.
+    assert data["shop"]["cheapest"]["nodes"] == [{"itemId": "i2", "title": "Salt"}, {"itemId": "i1", "title": "Tea"}]
+    assert [node["itemId"] for node in data["shop"]["items"]["nodes"]] == ["i1", "i2", "i3"]
+    assert cost == (3, 1)
+    by_index = {one.get("IndexName"): one for one in sent}
+    assert by_index["ByPrice"]["ConsistentRead"] is True and "ConsistentRead" not in by_index[None]
+
+
+def test_what_a_local_index_cannot_be_is_refused() -> None:
+    with pytest.raises(
+        ValueError, match=re.escape("index 'L': a local index has the table's partition key and a sort")
+    ):
+        Model("t", (TABLE, Index("L", "other", "x", local=True)), (SHOP,))
+    moved = Entity("Item", {**ITEM.keys, "ByPrice": KeyShape.of("ELSEWHERE#{shopId}", "{price:06}#{itemId}")})
+    with pytest.raises(ValueError, match=re.escape("Item: 'ByPrice' is a local index, keyed by the table's partition")):
+        Model("t", (TABLE, BY_PRICE), (moved,))
+    on_a_global = "Shop.cheapest: 'GSI' is a global secondary index, which DynamoDB reads eventually consistent only"
+    global_ = Index("GSI", "PK", "Price")
+    item = Entity("Item", {None: ITEM.primary, "GSI": ITEM.keys["ByPrice"]})
+    with pytest.raises(ValueError, match=re.escape(on_a_global)):
+        Model(
+            "t",
+            (TABLE, global_),
+            (SHOP, item),
+            collections=(Collection("Shop.cheapest", SHOP, item, "GSI", consistent=True),),
+        )

@@ -358,3 +358,30 @@ def test_a_table_and_an_index_keyed_by_a_partition_key_alone_are_declared_withou
         "groups.yaml:8: entities.Membership.keys.table: 'sk' is required: the table sorts by sk, so give its"
         " template (sk: ...)"
     )
+
+
+LOCAL = """\
+table: shops
+keys: {pk: PK, sk: SK}
+indexes:
+  ByPrice: {pk: PK, sk: Price, local: true}
+entities:
+  Shop:
+    keys:
+      table: {pk: "SHOP#{shopId}", sk: SHOP}
+  Item:
+    keys:
+      table: {pk: "SHOP#{shopId}", sk: "ITEM#{itemId}"}
+      ByPrice: {pk: "SHOP#{shopId}", sk: "{price:06}#{itemId}"}
+collections:
+  Shop.cheapest: {parent: Shop, member: Item, index: ByPrice, consistent: true}
+"""
+
+
+def test_a_local_index_and_a_consistent_collection_are_declared_in_a_file() -> None:
+    jsonschema.validate(yaml.safe_load(LOCAL), json.loads(SCHEMA_PATH.read_text()))
+    model = parse(LOCAL, "shops.yaml").model
+    assert model.index("ByPrice").local and model.collections[0].consistent
+    assert _error(LOCAL.replace("{pk: PK, sk: Price, local: true}", "{pk: PK, local: true}"), "shops.yaml") == (
+        "shops.yaml:4: indexes.ByPrice: a local index sorts the table's partitions by an attribute of its own: give sk"
+    )
