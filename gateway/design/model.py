@@ -176,6 +176,10 @@ class Index:
     local: bool = False
     """A local secondary index: the table's partition key, a sort key of its own, created with the table, and read
     strongly consistent when a collection asks (``Collection.consistent``)."""
+    projection: Literal["ALL", "KEYS_ONLY"] | tuple[str, ...] = "ALL"
+    """What the index holds of an item besides its keys: everything (``ALL``), nothing (``KEYS_ONLY``), or the
+    attributes named (``INCLUDE``). A read through it must find there every attribute it serves (see
+    ``_validate_projection``)."""
 
     @property
     def attributes(self) -> tuple[str, ...]:
@@ -1158,8 +1162,16 @@ def _validate(model: Model) -> frozenset[Entity]:
     relation_names = [name for name, _ in owners]
     if len(set(relation_names)) != len(relation_names):
         raise ValueError("relation names must be unique")
+    # Reads through an unknown index are refused below, naming the relation.
     for collection in model.collections:
-        if collection.consistent and indexes[collection.index].name is not None and not indexes[collection.index].local:
+        if collection.index in indexes:
+            _validate_projection(collection.name, indexes[collection.index], indexes[None], collection.members)
+    for lookup in model.lookups:
+        if lookup.index in indexes:
+            _validate_projection(f"lookup {lookup.name!r}", indexes[lookup.index], indexes[None], (lookup.entity,))
+    for collection in model.collections:
+        read = indexes.get(collection.index)
+        if collection.consistent and read is not None and read.name is not None and not read.local:
             raise ValueError(
                 f"{collection.name}: {collection.index!r} is a global secondary index, which DynamoDB reads eventually"
                 f" consistent only: drop consistent=True, or read it from a local index (Index(..., local=True))"
@@ -1547,6 +1559,32 @@ def _validate_union_complete(model: Model, collection: Collection) -> None:
                     f" {entity.name} to the union's members, or give the members' sort keys a shared prefix it"
                     " does not have"
                 )
+
+
+SERVED_WITH_EVERY_ITEM = ("version",)
+"""What every object is served with besides its declared attributes: the version a write expects."""
+
+
+def _validate_projection(where: str, index: Index, table: Index, entities: tuple[Entity, ...]) -> None:
+    """A read through an index serves its members from the index alone: what it does not project would be served
+    as null, so it is refused. Every index projects the table's keys and its own."""
+    if index.projection == "ALL":
+        return
+    projected = set() if index.projection == "KEYS_ONLY" else set(index.projection)
+    keys = {*table.attributes, *index.attributes}
+    wanted = [
+        *(name for one in entities for name in one.declared),
+        *(one.discriminator[0] for one in entities if one.discriminator is not None),
+        *SERVED_WITH_EVERY_ITEM,
+    ]
+    missing = sorted(set(wanted) - projected - keys)
+    if missing:
+        listed = ", ".join(repr(name) for name in sorted(projected | set(missing)))
+        raise ValueError(
+            f"{where}: index {index.name!r} does not project {missing}, which it would serve as null: project them"
+            f" (projection=({listed}) in Python, projection: [{listed.replace(chr(39), '')}] in a file), or project"
+            " ALL; reading the rest from the table is not supported yet"
+        )
 
 
 def _validate_local(index: Index, table: Index) -> None:

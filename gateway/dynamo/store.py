@@ -42,6 +42,7 @@ if TYPE_CHECKING:
         GlobalSecondaryIndexTypeDef,
         KeySchemaElementTypeDef,
         LocalSecondaryIndexTypeDef,
+        ProjectionTypeDef,
         StreamSpecificationTypeDef,
     )
 
@@ -488,17 +489,24 @@ def _key_schema_elements(index: Index) -> list[KeySchemaElementTypeDef]:
     return elements
 
 
+def _projection(index: Index) -> ProjectionTypeDef:
+    """An index's Projection: ALL, KEYS_ONLY, or INCLUDE of the attributes it names."""
+    if index.projection == "ALL" or index.projection == "KEYS_ONLY":
+        return {"ProjectionType": index.projection}
+    return {"ProjectionType": "INCLUDE", "NonKeyAttributes": list(index.projection)}
+
+
 def table_definition(model: Model) -> CreateTableDefinition:
     """CreateTable's parameters but the table's name: the keys and indexes ``model`` declares, on demand."""
     attributes = sorted({name for index in model.indexes for name in index.attributes})
     table_index = model.index(None)
     gsis: list[GlobalSecondaryIndexTypeDef] = [
-        {"IndexName": index.name, "KeySchema": _key_schema_elements(index), "Projection": {"ProjectionType": "ALL"}}
+        {"IndexName": index.name, "KeySchema": _key_schema_elements(index), "Projection": _projection(index)}
         for index in model.indexes
         if index.name is not None and not index.local
     ]
     lsis: list[LocalSecondaryIndexTypeDef] = [
-        {"IndexName": index.name, "KeySchema": _key_schema_elements(index), "Projection": {"ProjectionType": "ALL"}}
+        {"IndexName": index.name, "KeySchema": _key_schema_elements(index), "Projection": _projection(index)}
         for index in model.indexes
         if index.name is not None and index.local
     ]

@@ -268,14 +268,19 @@ class _Builder:
         return self.built(("tenancy",), lambda: Declaration(model, tenancy))  # type: ignore[no-any-return]
 
     def index(self, name: str | None, spec: Any, path: KeyPath) -> Index:
-        keys = self.mapping(spec, path, {"pk", "sk"} if name is None else {"pk", "sk", "local"})
+        keys = self.mapping(spec, path, {"pk", "sk"} if name is None else {"pk", "sk", "local", "projection"})
         if "pk" not in keys:
             raise self.fail(path, "an index names its partition key attribute (pk), and its sort key attribute (sk)")
         sk = self.text(keys["sk"], (*path, "sk")) if "sk" in keys else None
         local = self.flag(keys.get("local", False), (*path, "local"))
         if local and "sk" not in keys:
             raise self.fail(path, "a local index sorts the table's partitions by an attribute of its own: give sk")
-        return Index(name, self.text(keys["pk"], (*path, "pk")), sk, local)
+        projection = keys.get("projection", "ALL")
+        if isinstance(projection, list):
+            projection = self.texts(projection, (*path, "projection"))
+        elif projection not in ("ALL", "KEYS_ONLY"):
+            raise self.fail((*path, "projection"), "expected ALL, KEYS_ONLY or a list of the attributes it includes")
+        return Index(name, self.text(keys["pk"], (*path, "pk")), sk, local, projection)
 
     def key_shape(self, spec: Any, path: KeyPath, index: Index) -> KeyShape:
         keys = self.mapping(spec, path, _SHAPE_KEYS)

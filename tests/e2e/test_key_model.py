@@ -436,3 +436,52 @@ def test_what_a_local_index_cannot_be_is_refused() -> None:
             (SHOP, item),
             collections=(Collection("Shop.cheapest", SHOP, item, "GSI", consistent=True),),
         )
+
+
+# --- projections -----------------------------------------------------------------------------------------------------
+
+NAMES = Index("Names", "GSI1PK", "GSI1SK", projection=("name", "version"))
+CREW = Entity("Crew", {None: KeyShape.of("CREW#{crewId}", "CREW")}, {"motto": "S"})
+SAILOR = Entity(
+    "Sailor",
+    {None: KeyShape.of("SAILOR#{sailorId}", "SAILOR"), "Names": KeyShape.of("CREW#{crewId}", "{name}")},
+    {"name": Attribute("S", required=True)},
+)
+CREWS = Declaration(
+    Model("crews", (TABLE, NAMES), (CREW, SAILOR), collections=(Collection("Crew.sailors", CREW, SAILOR, "Names"),))
+)
+
+
+@pytest.fixture(scope="module")
+def crews(dynamodb: Any, endpoint: str, gateway_factory: Callable[..., Gateway]) -> Iterator[tuple[Gateway, str]]:
+    items = [
+        {"PK": "CREW#c1", "SK": "CREW", "motto": "Ahoy"},
+        {"PK": "SAILOR#s1", "SK": "SAILOR", "GSI1PK": "CREW#c1", "GSI1SK": "Bo", "name": "Bo", "shoe": 44},
+        {"PK": "SAILOR#s2", "SK": "SAILOR", "GSI1PK": "CREW#c1", "GSI1SK": "Al", "name": "Al", "shoe": 41},
+    ]
+    yield from serve_design(dynamodb, endpoint, gateway_factory, CREWS, items)
+
+
+def test_an_index_is_created_with_its_projection_and_serves_what_it_projects(
+    crews: tuple[Gateway, str], dynamodb: Any
+) -> None:
+    gateway, table = crews
+    (index,) = dynamodb.describe_table(TableName=table)["Table"]["GlobalSecondaryIndexes"]
+    assert index["Projection"] == {"ProjectionType": "INCLUDE", "NonKeyAttributes": ["name", "version"]}
+    query = '{ crew(crewId: "c1") { sailors { nodes { sailorId name version } } } }'
+    data, cost = answered(gateway, query)
+    assert data["crew"]["sailors"]["nodes"] == [
+        {"sailorId": "s2", "name": "Al", "version": 0},
+        {"sailorId": "s1", "name": "Bo", "version": 0},
+    ]
+    assert cost == (2, 1)
+
+
+def test_a_read_of_what_an_index_does_not_project_is_refused_naming_the_fix() -> None:
+    keys_only = Index("Names", "GSI1PK", "GSI1SK", projection="KEYS_ONLY")
+    refused = re.escape(
+        "Crew.sailors: index 'Names' does not project ['name', 'version'], which it would serve as null: project them"
+        " (projection=('name', 'version') in Python, projection: [name, version] in a file), or project ALL"
+    )
+    with pytest.raises(ValueError, match=refused):
+        Model("t", (TABLE, keys_only), (CREW, SAILOR), collections=(Collection("Crew.sailors", CREW, SAILOR, "Names"),))

@@ -385,3 +385,17 @@ def test_a_local_index_and_a_consistent_collection_are_declared_in_a_file() -> N
     assert _error(LOCAL.replace("{pk: PK, sk: Price, local: true}", "{pk: PK, local: true}"), "shops.yaml") == (
         "shops.yaml:4: indexes.ByPrice: a local index sorts the table's partitions by an attribute of its own: give sk"
     )
+
+
+def test_an_index_projection_is_declared_in_a_file() -> None:
+    included = LOCAL.replace(
+        "{pk: PK, sk: Price, local: true}", "{pk: PK, sk: Price, local: true, projection: [version]}"
+    )
+    jsonschema.validate(yaml.safe_load(included), json.loads(SCHEMA_PATH.read_text()))
+    assert parse(included, "shops.yaml").model.index("ByPrice").projection == ("version",)
+    assert _error(included.replace("[version]", "SOME"), "shops.yaml") == (
+        "shops.yaml:4: indexes.ByPrice.projection: expected ALL, KEYS_ONLY or a list of the attributes it includes"
+    )
+    assert _error(included.replace("[version]", "KEYS_ONLY"), "shops.yaml").startswith(
+        "shops.yaml:14: collections.Shop.cheapest: Shop.cheapest: index 'ByPrice' does not project ['version']"
+    )
