@@ -181,6 +181,14 @@ class Index:
     attributes named (``INCLUDE``). A read through it must find there every attribute it serves (see
     ``_validate_projection``)."""
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.pk, str) or not isinstance(self.sk, str | None):
+            raise ValueError(
+                f"index {self.name!r}: a key of several attributes (up to four partition and four sort attributes) is"
+                " not supported yet: key it by one partition key attribute and at most one sort key attribute"
+                " (Index(name, 'pk', 'sk')), or keep a composite key in one attribute ('{a}#{b}')"
+            )
+
     @property
     def attributes(self) -> tuple[str, ...]:
         """Its key attributes, the partition key first."""

@@ -271,6 +271,13 @@ class _Builder:
         keys = self.mapping(spec, path, {"pk", "sk"} if name is None else {"pk", "sk", "local", "projection"})
         if "pk" not in keys:
             raise self.fail(path, "an index names its partition key attribute (pk), and its sort key attribute (sk)")
+        for key in ("pk", "sk"):
+            if isinstance(keys.get(key), list):
+                raise self.fail(
+                    (*path, key),
+                    "a key of several attributes is not supported yet: name one attribute (pk: <attribute>), or keep"
+                    " a composite key in one attribute ('{a}#{b}')",
+                )
         sk = self.text(keys["sk"], (*path, "sk")) if "sk" in keys else None
         local = self.flag(keys.get("local", False), (*path, "local"))
         if local and "sk" not in keys:

@@ -10,7 +10,7 @@ import jsonschema
 import pytest
 import yaml
 
-from gateway.design.model import Collection, Numbering
+from gateway.design.model import Collection, Index, Numbering
 from gateway.server.cli import main
 from gateway.server.declaration_file import SCHEMA_PATH, DeclarationFileError, load_file, parse
 from tests.support.paths import ROOT
@@ -399,3 +399,13 @@ def test_an_index_projection_is_declared_in_a_file() -> None:
     assert _error(included.replace("[version]", "KEYS_ONLY"), "shops.yaml").startswith(
         "shops.yaml:14: collections.Shop.cheapest: Shop.cheapest: index 'ByPrice' does not project ['version']"
     )
+
+
+def test_an_index_keyed_by_several_attributes_is_refused_as_not_supported_yet() -> None:
+    several = HASH_ONLY.replace("Inverted: {pk: ref}", "Inverted: {pk: [tenant, ref]}")
+    assert _error(several, "groups.yaml") == (
+        "groups.yaml:4: indexes.Inverted.pk: a key of several attributes is not supported yet: name one attribute"
+        " (pk: <attribute>), or keep a composite key in one attribute ('{a}#{b}')"
+    )
+    with pytest.raises(ValueError, match=re.escape("index 'GSI': a key of several attributes (up to four partition")):
+        Index("GSI", ("tenant", "ref"), "at")  # type: ignore[arg-type]
