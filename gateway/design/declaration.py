@@ -31,7 +31,7 @@ def token_entity(table: Index | None = None) -> Entity:
     keyed as ``table`` is (text keys when None).
 
     Its id is not the token but a digest of the caller and the token (``writes.token_key``): tokens are the
-    caller's own, and two callers sending the same one never meet.
+    caller's own, and two callers sending the same one never meet; in a table without a sort key, it has none.
     """
     if table is not None and table.pk_type != "S":
         raise ValueError(
@@ -39,7 +39,7 @@ def token_entity(table: Index | None = None) -> Entity:
             " tokens, the stream lease) under a text partition key, so it serves tables whose partition key is S"
             " (pk_type='S'; YAML: pk_type: S); a number or binary partition key is served in a secondary index"
         )
-    sort = _TOKEN_SORT_KEYS["S" if table is None else table.sk_type]
+    sort = None if table is not None and table.sk is None else _TOKEN_SORT_KEYS["S" if table is None else table.sk_type]
     return Entity(
         TOKEN_ENTITY,
         {None: KeyShape.of("TOKEN#{tokenKey}", sort)},

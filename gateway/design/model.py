@@ -255,31 +255,75 @@ class Index:
     ``pk_type`` and ``sk_type``: each key attribute's DynamoDB type. A number (N) or binary (B) key holds one value
     and no literal text, so every template on it is one field (``{ts}``): its id is a whole number (served as the
     ``Long`` scalar), or base64 text for binary.
-    """
+
+    ``sk`` None: a partition key alone (a table or an index keyed by one attribute, whose keys shapes have no sort
+    key template: ``KeyShape.of("{id}")``)."""
 
     name: str | None
     pk: str
-    sk: str
+    sk: str | None = None
+    local: bool = False
+    """A local secondary index: the table's partition key, a sort key of its own, created with the table, and read
+    strongly consistent when a collection asks (``Collection.consistent``)."""
+    projection: Literal["ALL", "KEYS_ONLY"] | tuple[str, ...] = "ALL"
+    """What the index holds of an item besides its keys: everything (``ALL``), nothing (``KEYS_ONLY``), or the
+    attributes named (``INCLUDE``). A read through it must find there every attribute it serves (see
+    ``_validate_projection``)."""
     pk_type: KeyType = "S"
     sk_type: KeyType = "S"
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.pk, str) or not isinstance(self.sk, str | None):
+            raise ValueError(
+                f"index {self.name!r}: a key of several attributes (up to four partition and four sort attributes) is"
+                " not supported yet: key it by one partition key attribute and at most one sort key attribute"
+                " (Index(name, 'pk', 'sk')), or keep a composite key in one attribute ('{a}#{b}')"
+            )
+
+    @property
+    def attributes(self) -> tuple[str, ...]:
+        """Its key attributes, the partition key first."""
+        return (self.pk,) if self.sk is None else (self.pk, self.sk)
+
+    def keys(self, shape: KeyShape, ids: Ids) -> dict[str, str]:
+        """The key attributes of the item ``ids`` name, of ``shape`` in this index."""
+        if self.sk is None:
+            return {self.pk: shape.pk.format(ids)}
+        return {self.pk: shape.pk.format(ids), self.sk: shape.sk.format(ids)}
+
+
+NO_SORT_KEY = KeyTemplate("")
+"""The sort key template of a shape in an index without a sort key: the empty text, which holds no id."""
 
 
 @dataclass(frozen=True)
 class KeyShape:
     """An entity's key templates in one index.
 
-    ``sparse``: an item is in this index only when it carries the index's keys (a sparse GSI); one without them is
-    still the entity, in the table and its other indexes. Ids that only a sparse shape holds are optional.
+    Read, any item may be absent from any secondary index: DynamoDB puts it in an index exactly when it holds every
+    key attribute of that index, so an item without them is still the entity, in the table and its other indexes,
+    and the ids only this index's keys hold are null (``Entity.index_only_ids``). ``sparse`` says what the
+    gateway's own writes do: a create may leave the item out of this index (the ids only a sparse shape holds are
+    optional inputs) and an update may set or remove them, putting the item in, moving it, or taking it out.
+    Without it, every create writes this index's keys, and what needs every member in the index (a counter) is
+    allowed.
     """
 
     pk: KeyTemplate
-    sk: KeyTemplate
+    sk: KeyTemplate = NO_SORT_KEY
+    """``NO_SORT_KEY`` in an index keyed by its partition key alone."""
     sparse: bool = False
 
     @classmethod
-    def of(cls, pk: str, sk: str, sparse: bool = False, separator: str = "#") -> KeyShape:
-        """``separator``: a character the ids of both templates may not hold, besides ``#`` (``ORDER|{orderId}``)."""
-        return cls(KeyTemplate(pk, separator), KeyTemplate(sk, separator), sparse)
+    def of(cls, pk: str, sk: str | None = None, sparse: bool = False, separator: str = "#") -> KeyShape:
+        """``separator``: a character the ids of both templates may not hold, besides ``#`` (``ORDER|{orderId}``).
+        ``sk`` None: the shape in an index with a partition key alone."""
+        return cls(KeyTemplate(pk, separator), KeyTemplate(sk or "", separator), sparse)
+
+    @property
+    def sorted(self) -> bool:
+        """Whether it has a sort key template (its index a sort key)."""
+        return bool(self.sk.pattern)
 
     @property
     def fields(self) -> set[str]:
@@ -487,6 +531,12 @@ class Entity:
         return self.all_id_fields - kept
 
     @cached_property
+    def index_only_ids(self) -> frozenset[str]:
+        """The ids no table key holds: an item absent from the indexes that hold them (it lacks a key attribute
+        there) has none of them, so they are optional wherever an item is read."""
+        return self.all_id_fields - set(self.id_fields)
+
+    @cached_property
     def movable_ids(self) -> frozenset[str]:
         """The ids only sparse index keys hold (not one of several variants): an update sets one, which puts the item
         in those indexes or moves it there (a log escalated to a supervisor), or removes it, which takes the item out
@@ -552,6 +602,9 @@ class Collection:
     union: str | None = None
     """A union connection's node type in GraphQL (``OrderDetail``): by default the parent's name and the field's
     without a final ``s`` (``Order.details``: ``OrderDetail``)."""
+    consistent: bool = False
+    """Read with ``ConsistentRead``: a page reflects every write acknowledged before it, at twice the read cost. On
+    the table's key or a local index only: a global secondary index is eventually consistent."""
 
     def __post_init__(self) -> None:
         if self.is_union:
@@ -800,7 +853,7 @@ class Model:
         object.__setattr__(self, "_by_name", {entity.name: entity for entity in self.entities})
         # What recognising an item reads of it: every index's keys, every constant, and the stored copies that keep
         # the case of ids the keys fold.
-        recognition = [name for index in self.indexes for name in (index.pk, index.sk)]
+        recognition = [name for index in self.indexes for name in index.attributes]
         recognition += [name for entity in self.entities for name in entity.identity]
         recognition += [name for entity in self.entities for name in entity.stored_ids.values()]
         object.__setattr__(self, "_recognition", tuple(dict.fromkeys(recognition)))
@@ -850,6 +903,8 @@ class Model:
         """The table key of one item, as text (a number's decimal digits, binary's base64): ``stored`` gives the
         values DynamoDB holds."""
         table = self.index(None)
+        if table.sk is None:
+            return {table.pk: entity.primary.pk.format(ids)}
         return {table.pk: entity.primary.pk.format(ids), table.sk: entity.primary.sk.format(ids)}
 
     @property
@@ -867,6 +922,11 @@ class Model:
 
     def _table_key_reader(self) -> Callable[[Mapping[str, Any]], tuple[Any, ...]]:
         table = next((index for index in self.indexes if index.name is None), Index(None, "", ""))  # else refused
+        if table.sk is None:  # a table keyed by its partition key alone: its items' sort key is the empty text
+            pk = table.pk
+            if pk not in self._key_types:
+                return lambda item: (item[pk], "")
+            return lambda item: (self.id_text(pk, item[pk]), "")
         read: Callable[[Mapping[str, Any]], tuple[Any, ...]] = itemgetter(table.pk, table.sk)
         if table.pk not in self._key_types and table.sk not in self._key_types:
             return read
@@ -882,10 +942,28 @@ class Model:
         text = key_text(kind, value)
         return value if text is None else text
 
+    def item_key(self, item: Mapping[str, Any]) -> tuple[Any, Any]:
+        """An item's table key (or a key's) as a pair of texts (``table_key_of``): its sort key is ``""`` in a table
+        without one."""
+        return self.table_key_of(item)
+
+    def key_of(self, pk: Any, sk: Any) -> dict[str, Any]:
+        """The table key of a pair ``item_key`` gives, by attribute."""
+        table = self._indexes[None]
+        return {table.pk: pk} if table.sk is None else {table.pk: pk, table.sk: sk}
+
     def key_attributes(self, entity: Entity, ids: Ids) -> dict[str, str]:
         """Every attribute that identifies an item of ``entity``: its keys in the table and in each index (as text,
         see ``stored``), and its constants."""
         out: dict[str, str] = {}
+        for keys in self.index_keys(entity, ids).values():
+            out.update(keys)
+        out.update(entity.identity)
+        return out
+
+    def index_keys(self, entity: Entity, ids: Ids) -> dict[str | None, dict[str, str]]:
+        """The item's key attributes in the table (``None``) and in each index whose keys ``ids`` give."""
+        out: dict[str | None, dict[str, str]] = {}
         for name in entity.keys:
             shape = self.shape_in(entity, name, ids)
             if shape is None:
@@ -894,10 +972,7 @@ class Model:
             partial = shape.sparse or not entity.indexed_attributes.isdisjoint(shape.sk.fields)
             if partial and not all(field in ids and ids[field] is not None for field in shape.fields):
                 continue
-            index = self.index(name)
-            out[index.pk] = shape.pk.format(ids)
-            out[index.sk] = shape.sk.format(ids)
-        out.update(entity.identity)
+            out[name] = self.index(name).keys(shape, ids)
         return out
 
     @cached_property
@@ -998,20 +1073,23 @@ class Model:
 
     def position_fields(self, collection: Collection) -> list[str]:
         """The key attributes DynamoDB needs to resume a Query on ``collection`` after an item."""
-        names = [self.index(None).pk, self.index(None).sk]
+        names = [*self.index(None).attributes]
         if collection.index is not None:
-            names += [self.index(collection.index).pk, self.index(collection.index).sk]
+            names += self.index(collection.index).attributes
         # An index may reuse a table key attribute (the business design's typeGsi inverts the table key): named once.
         return list(dict.fromkeys(names))
 
     # --- recognising items --------------------------------------------------------------------------------
 
     def recognise(self, item: Mapping[str, Any], partial: bool = False) -> tuple[Entity, dict[str, str]] | None:
-        """The entity an item belongs to and its ids, from its key shape and discriminator; None for unknown shapes,
-        and for an item that could be more than one entity (logged).
+        """The entity an item belongs to and its ids, from its table key's shape and discriminator; None for unknown
+        shapes, and for an item that could be more than one entity (logged).
 
-        ``partial`` accepts a key that carries only some of the entity's index keys (what a write names): those
-        present must agree with the table key, the absent ones are not required.
+        Index keys never decide what an item is: an item may be absent from any index (it lacks a key attribute of
+        it), and its ids are then those its other keys hold. The keys of an index it is in must agree with its
+        table key, or it is no item of that entity (see ``_secondary_ids``).
+
+        ``partial`` accepts a key without its discriminator (what a write names).
 
         What the attributes recognition reads were recognised as is kept (the last ``RECOGNISED`` of them): items
         read again, by this request or another, are not parsed again. Items of no entity are recognised anew each
@@ -1036,7 +1114,7 @@ class Model:
         if self._key_types:  # number and binary keys are parsed as the text their ids are
             item = {**item, **{name: self.id_text(name, item[name]) for name in self._key_types if name in item}}
         table = self._indexes[None]
-        pk, sk = item.get(table.pk), item.get(table.sk)
+        pk, sk = item.get(table.pk), _sort_key(item, table)
         if not isinstance(pk, str) or not isinstance(sk, str):
             return None
         heads = head(pk), head(sk)
@@ -1050,7 +1128,7 @@ class Model:
                 continue
             if entity.identity and not _holds(item, entity.identity, partial):
                 continue
-            ids = _secondary_ids(item, ids, secondary, partial, entity.folded_ids)
+            ids = _secondary_ids(item, ids, secondary, entity.folded_ids)
             if ids is None:
                 if entity in self._shared:
                     continue
@@ -1078,7 +1156,7 @@ class Model:
         """The item's ids if it is an ``entity``; logs and returns None for any other shape."""
         if entity.partition:  # never recognised among items: its object is its key, read by its own shape
             table = self._indexes[None]
-            ids = _parse_shape(entity.primary, item.get(table.pk), item.get(table.sk))
+            ids = _parse_shape(entity.primary, item.get(table.pk), _sort_key(item, table))
             return self.expected_ids(entity, item, None if ids is None else (entity, ids))
         return self.expected_ids(entity, item, self.recognise(item))
 
@@ -1094,7 +1172,7 @@ class Model:
     def skipped(self, item: Item, why: str) -> None:
         """Log an item left out of an answer (never served as another entity), by its table key."""
         table = self.index(None)
-        log.warning("skipping an item %s: %s=%r %s=%r", why, table.pk, item.get(table.pk), table.sk, item.get(table.sk))
+        log.warning("skipping an item %s: %s", why, {name: item.get(name) for name in table.attributes})
 
     def parent_sorts_with_members(self, collection: Collection, ascending: bool | None = None) -> bool:
         """Whether one Query, read ``ascending`` (the collection's declared order when None), returns the parent and
@@ -1113,6 +1191,8 @@ class Model:
     def _parent_sorts_with_members(self, collection: Collection, ascending: bool | None) -> bool:
         parent_shape = collection.parent.keys.get(collection.index)
         if collection.parent.partition or collection.is_union:  # no item to read at the head, or no one prefix
+            return False
+        if self.index(collection.index).sk is None:  # a partition's items come in no order a parent could head
             return False
         if parent_shape is None or parent_shape.pk != _partition_as_parent(collection):
             return False
@@ -1183,6 +1263,8 @@ def _key_types(indexes: Sequence[Index]) -> dict[str, KeyType]:
     kinds: dict[str, tuple[KeyType, str | None]] = {}
     for index in indexes:
         for name, kind in ((index.pk, index.pk_type), (index.sk, index.sk_type)):
+            if name is None:  # an index keyed by its partition key alone
+                continue
             if kind not in KEY_TYPES:
                 raise ValueError(f"index {index.name!r}: {name} has the key type {kind!r}, not one of S, N, B")
             known = kinds.setdefault(name, (kind, index.name))
@@ -1259,19 +1341,23 @@ def _secondary_ids(
     item: Mapping[str, Any],
     ids: dict[str, str],
     secondary: tuple[tuple[Index, tuple[KeyShape, ...]], ...],
-    partial: bool,
     folded: Mapping[str, Case],
 ) -> dict[str, str] | None:
-    """The table key's ``ids`` with those of the item's index keys (of one of the shapes of each index), which must
-    agree (an id some key folds: in that case); None when they do not."""
+    """The table key's ``ids`` with those the item's index keys hold; None when an index's keys contradict them
+    (an id some key folds is compared in that case).
+
+    DynamoDB puts an item in an index exactly when it holds every key attribute of that index, and that is all it
+    says: any item may be absent from any index. In an index it is in, its keys must have one of the entity's
+    shapes there and agree with its table key. Of an index it is not in, it may hold one key attribute (a game
+    keeps its ``map``, the partition key, and loses ``open_timestamp``, the sort key, when it starts): the ids that
+    attribute holds are read where it has its template's shape and agrees, and nothing else is asked of it.
+    """
     for index, shapes in secondary:
-        if (partial or shapes[0].sparse) and index.pk not in item and index.sk not in item:
+        pk, sk = item.get(index.pk), _sort_key(item, index)
+        if pk is None or sk is None:
+            if pk is not None or sk is not None:
+                _held_ids(ids, shapes, pk, sk)
             continue
-        if shapes[0].sparse and index.pk not in item:
-            # DynamoDB leaves out of an index an item without its partition key, whatever else it holds: the
-            # sort key may be an attribute the item has anyway (the table's own sort key, a plain Date).
-            continue
-        pk, sk = item.get(index.pk), item.get(index.sk)
         for shape in shapes:
             more = _parse_shape(shape, pk, sk)
             if more is not None and all(ids.get(name, value) == value for name, value in more.items()):
@@ -1294,6 +1380,22 @@ def _agree_folded(ids: dict[str, str], more: dict[str, str], shape: KeyShape, fo
             return False
     ids.update({name: value for name, value in more.items() if name not in ids or name in as_given})
     return True
+
+
+def _sort_key(item: Mapping[str, Any], index: Index) -> Any:
+    """The item's sort key in ``index``: the empty text in an index without one (its shapes' ``NO_SORT_KEY``)."""
+    return "" if index.sk is None else item.get(index.sk)
+
+
+def _held_ids(ids: dict[str, str], shapes: tuple[KeyShape, ...], pk: object, sk: object) -> None:
+    """Add to ``ids`` those of the one key attribute of an index the item holds (``pk`` or ``sk``, the other None),
+    from the first shape it has that agrees with ``ids``."""
+    for shape in shapes:
+        template, value = (shape.pk, pk) if pk is not None else (shape.sk, sk)
+        more = template.parse(value) if isinstance(value, str) else None
+        if more is not None and all(ids.get(name, one) == one for name, one in more.items()):
+            ids.update(more)
+            return
 
 
 def _parse_shape(shape: KeyShape, pk: object, sk: object) -> dict[str, str] | None:
@@ -1329,6 +1431,9 @@ def _validate(model: Model) -> frozenset[Entity]:
     if None not in names or len(set(names)) != len(names):
         raise ValueError("a model has the table's key (index None) and uniquely named indexes")
     indexes = {index.name: index for index in model.indexes}
+    for index in model.indexes:
+        if index.local:
+            _validate_local(index, indexes[None])
     entity_names = [entity.name for entity in model.entities]
     if len(set(entity_names)) != len(entity_names):
         raise ValueError("entity names must be unique")
@@ -1341,6 +1446,14 @@ def _validate(model: Model) -> frozenset[Entity]:
             if index_name not in names:
                 raise ValueError(f"{entity.name}: unknown index {index_name!r}")
             _validate_shards(entity, shape)
+            for one in entity.shapes(index_name):
+                _validate_sort_key(entity, indexes[index_name], one)
+                if indexes[index_name].local and one.pk != entity.primary.pk:
+                    raise ValueError(
+                        f"{entity.name}: {index_name!r} is a local index, keyed by the table's partition key: its shape"
+                        f" has the table key's partition template, KeyShape.of({entity.primary.pk.pattern!r},"
+                        f" {one.sk.pattern!r})"
+                    )
         _validate_key_attributes(model, entity)
         _validate_typed_keys(indexes, entity)
     shared: set[Entity] = set()
@@ -1359,7 +1472,20 @@ def _validate(model: Model) -> frozenset[Entity]:
     relation_names = [name for name, _ in owners]
     if len(set(relation_names)) != len(relation_names):
         raise ValueError("relation names must be unique")
+    # Reads through an unknown index are refused below, naming the relation.
     for collection in model.collections:
+        if collection.index in indexes:
+            _validate_projection(collection.name, indexes[collection.index], indexes[None], collection.members)
+    for lookup in model.lookups:
+        if lookup.index in indexes:
+            _validate_projection(f"lookup {lookup.name!r}", indexes[lookup.index], indexes[None], (lookup.entity,))
+    for collection in model.collections:
+        read = indexes.get(collection.index)
+        if collection.consistent and read is not None and read.name is not None and not read.local:
+            raise ValueError(
+                f"{collection.name}: {collection.index!r} is a global secondary index, which DynamoDB reads eventually"
+                f" consistent only: drop consistent=True, or read it from a local index (Index(..., local=True))"
+            )
         if collection.counter is not None and collection.counter not in collection.parent.attributes:
             raise ValueError(f"{collection.name}: the counter {collection.counter!r} is not an attribute of the parent")
         if collection.is_union:
@@ -1419,7 +1545,7 @@ def _validate(model: Model) -> frozenset[Entity]:
     for copy in model.copies:
         _validate_copy(model, copy)
     _validate_folded(model)
-    key_names = {name for index in model.indexes for name in (index.pk, index.sk)}
+    key_names = {name for index in model.indexes for name in index.attributes}
     for entity in model.entities:
         clash = sorted(key_names & set(entity.identity))
         if clash:
@@ -1448,7 +1574,7 @@ def _validate_key_attributes(model: Model, entity: Entity) -> None:
     for name, shapes in ((name, entity.shapes(name)) for name in entity.keys if name is not None):
         index = indexes[name]
         for shape in shapes:
-            for attribute, template in ((index.pk, shape.pk), (index.sk, shape.sk)):
+            for attribute, template in zip(index.attributes, (shape.pk, shape.sk), strict=False):
                 spec = entity.declared.get(attribute)
                 if spec is not None and template.pattern not in (f"{{{attribute}}}", f"{{{spec.from_id}}}"):
                     raise ValueError(
@@ -1483,7 +1609,8 @@ def _validate_typed_keys(indexes: Mapping[str | None, Index], entity: Entity) ->
         for shape in shapes:
             keys = ((index.pk, index.pk_type, shape.pk, "pk"), (index.sk, index.sk_type, shape.sk, "sk"))
             for attribute, kind, template, part in keys:
-                if kind == "S" or (entity.partition and part == "sk"):  # a partition's sort key is never written
+                # A partition's sort key is never written; an index without a sort key has no template there.
+                if kind == "S" or attribute is None or (entity.partition and part == "sk"):
                     continue
                 _validate_typed_template(entity, index, attribute, kind, template, part)
 
@@ -1945,6 +2072,57 @@ def _validate_union_complete(model: Model, collection: Collection) -> None:
                     f" {entity.name} to the union's members, or give the members' sort keys a shared prefix it"
                     " does not have"
                 )
+
+
+SERVED_WITH_EVERY_ITEM = ("version",)
+"""What every object is served with besides its declared attributes: the version a write expects."""
+
+
+def _validate_projection(where: str, index: Index, table: Index, entities: tuple[Entity, ...]) -> None:
+    """A read through an index serves its members from the index alone: what it does not project would be served
+    as null, so it is refused. Every index projects the table's keys and its own."""
+    if index.projection == "ALL":
+        return
+    projected = set() if index.projection == "KEYS_ONLY" else set(index.projection)
+    keys = {*table.attributes, *index.attributes}
+    wanted = [
+        *(name for one in entities for name in one.declared),
+        *(one.discriminator[0] for one in entities if one.discriminator is not None),
+        *SERVED_WITH_EVERY_ITEM,
+    ]
+    missing = sorted(set(wanted) - projected - keys)
+    if missing:
+        listed = ", ".join(repr(name) for name in sorted(projected | set(missing)))
+        raise ValueError(
+            f"{where}: index {index.name!r} does not project {missing}, which it would serve as null: project them"
+            f" (projection=({listed}) in Python, projection: [{listed.replace(chr(39), '')}] in a file), or project"
+            " ALL; reading the rest from the table is not supported yet"
+        )
+
+
+def _validate_local(index: Index, table: Index) -> None:
+    """A local index shares the table's partition key and sorts its partitions by another attribute."""
+    if index.name is None or table.sk is None or index.pk != table.pk or index.sk in (None, table.sk):
+        raise ValueError(
+            f"index {index.name!r}: a local index has the table's partition key and a sort key of its own, in a table"
+            f" with a sort key: Index({index.name!r}, {table.pk!r}, '<another sort key attribute>', local=True)"
+        )
+
+
+def _validate_sort_key(entity: Entity, index: Index, shape: KeyShape) -> None:
+    """A shape has a sort key template exactly when its index has a sort key attribute."""
+    where = "the table" if index.name is None else f"index {index.name!r}"
+    if index.sk is None and shape.sorted:
+        raise ValueError(
+            f"{entity.name}: {where} has a partition key alone ({index.pk!r}), so its key shape has no sort key:"
+            f" KeyShape.of({shape.pk.pattern!r}) without {shape.sk.pattern!r}, or give the index its sort key"
+            f" attribute (Index({index.name!r}, {index.pk!r}, '<sort key attribute>'))"
+        )
+    if index.sk is not None and not shape.sorted:
+        raise ValueError(
+            f"{entity.name}: {where} sorts by {index.sk!r}, so its key shape needs a sort key template:"
+            f" KeyShape.of({shape.pk.pattern!r}, '<template of {index.sk}>')"
+        )
 
 
 def _validate_shards(entity: Entity, shape: KeyShape) -> None:

@@ -25,7 +25,7 @@ from botocore import xform_name
 from botocore.exceptions import BotoCoreError, ClientError, EndpointConnectionError
 
 from gateway.config import Settings
-from gateway.design.model import Item, KeyType, Model
+from gateway.design.model import Index, Item, KeyType, Model
 from gateway.dynamo import accounting
 from gateway.dynamo.accounting import Ledger, capacity_units, next_round
 from gateway.dynamo.client import client_options, error_code, translate
@@ -42,6 +42,8 @@ if TYPE_CHECKING:
         AttributeDefinitionTypeDef,
         GlobalSecondaryIndexTypeDef,
         KeySchemaElementTypeDef,
+        LocalSecondaryIndexTypeDef,
+        ProjectionTypeDef,
         StreamSpecificationTypeDef,
     )
 
@@ -50,6 +52,7 @@ if TYPE_CHECKING:
         AttributeDefinitions: list[AttributeDefinitionTypeDef]
         KeySchema: list[KeySchemaElementTypeDef]
         GlobalSecondaryIndexes: NotRequired[list[GlobalSecondaryIndexTypeDef]]
+        LocalSecondaryIndexes: NotRequired[list[LocalSecondaryIndexTypeDef]]
         StreamSpecification: StreamSpecificationTypeDef
 
 
@@ -87,6 +90,8 @@ class QueryRequest:
     """The upper bound, inclusive, of a ``between`` sort condition."""
     filter: Filter | None = None
     """Applied by DynamoDB after it reads: ``limit`` then bounds the items read, not those returned."""
+    consistent: bool = False
+    """``ConsistentRead``: on the table or a local index only."""
 
     def params(self, table: str, types: Mapping[str, KeyType] = _TEXT_KEYS) -> dict[str, Any]:
         """The Query's parameters; ``types``: the key attributes that are no text (``Model.key_types``)."""
@@ -116,6 +121,8 @@ class QueryRequest:
         }
         if self.index is not None:
             params["IndexName"] = self.index
+        if self.consistent:
+            params["ConsistentRead"] = True
         if self.start_key is not None:
             params["ExclusiveStartKey"] = _wire_key(self.start_key, types)
         if self.filter is not None:
@@ -420,18 +427,19 @@ class Store:
         description = (await self._client.describe_table(TableName=self.table))["Table"]
         table_index = self.model.index(None)
         keys = {(k["AttributeName"], k["KeyType"]) for k in description.get("KeySchema", [])}
-        if keys != {(table_index.pk, "HASH"), (table_index.sk, "RANGE")}:
+        if keys != _key_schema(table_index):
             raise GatewayError(f"table {self.table!r} exists with another key schema: {sorted(keys)}")
+        described = [*description.get("GlobalSecondaryIndexes", []), *description.get("LocalSecondaryIndexes", [])]
         existing = {
-            gsi["IndexName"]: {(k["AttributeName"], k["KeyType"]) for k in gsi.get("KeySchema", [])}
-            for gsi in description.get("GlobalSecondaryIndexes", [])
+            one["IndexName"]: {(k["AttributeName"], k["KeyType"]) for k in one.get("KeySchema", [])}
+            for one in described
         }
         for index in self.model.indexes:
             if index.name is None:
                 continue
             if index.name not in existing:
                 raise GatewayError(f"table {self.table!r} exists without the index {index.name!r}")
-            if existing[index.name] != {(index.pk, "HASH"), (index.sk, "RANGE")}:
+            if existing[index.name] != _key_schema(index):
                 raise GatewayError(f"index {index.name!r} of table {self.table!r} has another key schema")
         # A key of another type than declared matches no key the gateway sends: every read would come back empty.
         held = {one["AttributeName"]: one["AttributeType"] for one in description.get("AttributeDefinitions", [])}
@@ -495,35 +503,52 @@ class Store:
         return await getattr(self._client, xform_name(operation))(**params)
 
 
+def _key_schema(index: Index) -> set[tuple[str, str]]:
+    """An index's key schema as DescribeTable's pairs (attribute, key type) read."""
+    return {(name, kind) for name, kind in zip(index.attributes, ("HASH", "RANGE"), strict=False)}
+
+
+def _key_schema_elements(index: Index) -> list[KeySchemaElementTypeDef]:
+    """An index's KeySchema: its partition key, then its sort key if it has one."""
+    elements: list[KeySchemaElementTypeDef] = [{"AttributeName": index.pk, "KeyType": "HASH"}]
+    if index.sk is not None:
+        elements.append({"AttributeName": index.sk, "KeyType": "RANGE"})
+    return elements
+
+
+def _projection(index: Index) -> ProjectionTypeDef:
+    """An index's Projection: ALL, KEYS_ONLY, or INCLUDE of the attributes it names."""
+    if index.projection == "ALL" or index.projection == "KEYS_ONLY":
+        return {"ProjectionType": index.projection}
+    return {"ProjectionType": "INCLUDE", "NonKeyAttributes": list(index.projection)}
+
+
 def table_definition(model: Model) -> CreateTableDefinition:
     """CreateTable's parameters but the table's name: the keys and indexes ``model`` declares, on demand."""
-    attributes = sorted({name for index in model.indexes for name in (index.pk, index.sk)})
+    attributes = sorted({name for index in model.indexes for name in index.attributes})
     types = model.key_types
     table_index = model.index(None)
     gsis: list[GlobalSecondaryIndexTypeDef] = [
-        {
-            "IndexName": index.name,
-            "KeySchema": [
-                {"AttributeName": index.pk, "KeyType": "HASH"},
-                {"AttributeName": index.sk, "KeyType": "RANGE"},
-            ],
-            "Projection": {"ProjectionType": "ALL"},
-        }
+        {"IndexName": index.name, "KeySchema": _key_schema_elements(index), "Projection": _projection(index)}
         for index in model.indexes
-        if index.name is not None
+        if index.name is not None and not index.local
+    ]
+    lsis: list[LocalSecondaryIndexTypeDef] = [
+        {"IndexName": index.name, "KeySchema": _key_schema_elements(index), "Projection": _projection(index)}
+        for index in model.indexes
+        if index.name is not None and index.local
     ]
     definition: CreateTableDefinition = {
         "BillingMode": "PAY_PER_REQUEST",
         "AttributeDefinitions": [{"AttributeName": name, "AttributeType": types.get(name, "S")} for name in attributes],
-        "KeySchema": [
-            {"AttributeName": table_index.pk, "KeyType": "HASH"},
-            {"AttributeName": table_index.sk, "KeyType": "RANGE"},
-        ],
+        "KeySchema": _key_schema_elements(table_index),
         # Subscriptions read changes from the stream, whoever wrote them (gateway/live/relay.py).
         "StreamSpecification": {"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"},
     }
     if gsis:  # DynamoDB refuses an empty list
         definition["GlobalSecondaryIndexes"] = gsis
+    if lsis:
+        definition["LocalSecondaryIndexes"] = lsis
     return definition
 
 

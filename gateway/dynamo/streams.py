@@ -103,7 +103,9 @@ class StreamClient:
         self._streams = streams
         self.table = table
         index = model.index(None)
-        self._lease_key = {index.pk: {"S": LEASE_PK}, index.sk: _LEASE_SK[index.sk_type]}
+        self._lease_key = {index.pk: {"S": LEASE_PK}}
+        if index.sk is not None:
+            self._lease_key[index.sk] = _LEASE_SK[index.sk_type]
         self._pk = index.pk
 
     @classmethod

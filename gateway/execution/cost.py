@@ -560,15 +560,13 @@ class _WorstCase:
     def _item(self, entity: Entity, ids: Ids) -> Item:
         full = {name: ids[name] if name in ids else self._new() for name in entity.all_id_fields}
         item = self.model.item(entity, full, {})
-        table = self.model.index(None)
-        key = (item[table.pk], item[table.sk])
+        key = self.model.item_key(item)
         self._known.setdefault(key, item)
         self._ids.setdefault(key, full)
         return item
 
     def ids_of(self, entity: Entity, item: Item) -> Ids | None:
-        table = self.model.index(None)
-        full = self._ids.get((item[table.pk], item[table.sk]))
+        full = self._ids.get(self.model.item_key(item))
         return full if full is not None else self.model.ids_of(entity, item)
 
     def _new(self) -> str:

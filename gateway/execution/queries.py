@@ -260,9 +260,10 @@ def members_query(
         start_key = {**start_key, index.pk: partition}
     # Empty for a sort key that starts with a member's own field, and for a union whose kinds share no prefix.
     prefix = collection.sort_prefix(parent_ids)
-    sort = (index.sk, "begins_with", prefix) if prefix else None
+    sort = (index.sk, "begins_with", prefix) if prefix and index.sk is not None else None
     sort_end = None
     if window is not None and window.range is not None:
+        assert index.sk is not None  # a range is a field of the sort key (the model's validation)
         sort, sort_end = window.range.condition(index.sk, prefix)
         resumed = None if start_key is None else start_key.get(index.sk)
         if isinstance(resumed, str) and not window.range.holds(resumed, prefix):
@@ -278,6 +279,7 @@ def members_query(
         limit=first + 1,
         start_key=start_key,
         filter=None if window is None else window.filter,
+        consistent=collection.consistent,
     )
 
 
@@ -293,6 +295,7 @@ def parent_and_members_query(model: Model, collection: Collection, parent_ids: I
     if not window.with_parent(model, collection):
         raise ValueError(f"{collection.name}: this page's read does not start at the parent")
     index = model.index(collection.index)
+    assert index.sk is not None  # no parent heads a partition of an index without a sort key
     parent = collection.parent.keys[collection.index]
     parent_sk = parent.sk.format(parent_ids)
     members = collection.member_shape.sk.prefix(collection.member_ids(parent_ids))
@@ -305,6 +308,7 @@ def parent_and_members_query(model: Model, collection: Collection, parent_ids: I
         index=collection.index,
         ascending=window.ascending(collection),
         limit=window.size + 2,
+        consistent=collection.consistent,
     )
 
 
@@ -315,7 +319,7 @@ def lookup_query(model: Model, lookup: Lookup, ids: Ids) -> QueryRequest:
     shape = lookup.shape
     return QueryRequest(
         partition=(index.pk, shape.pk.format(ids)),
-        sort=(index.sk, "=", shape.sk.format(ids)),
+        sort=None if index.sk is None else (index.sk, "=", shape.sk.format(ids)),
         index=lookup.index,
         limit=2,
     )

@@ -119,7 +119,7 @@ class Reader:
         self._request_id = request_id
         # The fast decoder marks the items it could not read faithfully; botocore's stock parser does not.
         self._check_items = not settings.fast_decode
-        self._key_attributes = frozenset(name for index in self.model.indexes for name in (index.pk, index.sk))
+        self._key_attributes = frozenset(name for index in self.model.indexes for name in index.attributes)
         self._items: DataLoader[_ItemKey, Item | None] = DataLoader(_weakly(self._load_items))
         # The round each key was first asked for in, and the round of the answer that holds it.
         self._asked: dict[_ItemKey, int] = {}
@@ -216,13 +216,10 @@ class Reader:
         # %r: a lone surrogate in a key would break a log handler that writes UTF-8.
         table = self.model.index(None)
         log.warning(
-            "request %s: %s=%r %s=%r holds attributes that are not valid Unicode or cannot be decoded (%s); "
+            "request %s: %r holds attributes that are not valid Unicode or cannot be decoded (%s); "
             "they are answered with UNREADABLE_ITEM errors",
             self._request_id,
-            table.pk,
-            item.get(table.pk),
-            table.sk,
-            item.get(table.sk),
+            {name: item.get(name) for name in table.attributes},
             ", ".join(sorted(repr(name) for name in item.invalid)),
         )
 
@@ -230,9 +227,7 @@ class Reader:
         return item if item is None or self.guard.visible(entity, item) else None
 
     def _item_key(self, entity: Entity, ids: Ids) -> _ItemKey:
-        key = self.model.key(entity, ids)
-        table = self.model.index(None)
-        return key[table.pk], key[table.sk]
+        return self.model.item_key(self.model.key(entity, ids))
 
     def _prime(self, key: _ItemKey, item: Item | None, round_: int) -> None:
         if key not in self._answered:
@@ -244,11 +239,11 @@ class Reader:
         return self._items.load(key)
 
     async def _load_items(self, keys: list[_ItemKey]) -> list[Item | None]:
-        table = self.model.index(None)
+        model = self.model
         asked = max(self._asked[key] for key in keys)
-        result = await self.store.batch_get([{table.pk: pk, table.sk: sk} for pk, sk in keys], self.ledger, asked)
+        result = await self.store.batch_get([model.key_of(*key) for key in keys], self.ledger, asked)
         self._answered.update(dict.fromkeys(keys, result.round))
-        found = {self.model.table_key_of(item): item for item in self._screened(result.items)}
+        found = {model.item_key(item): item for item in self._screened(result.items)}
         return [found.get(key) for key in keys]
 
     # --- pages ----------------------------------------------------------------------------------------------
@@ -296,6 +291,7 @@ class Reader:
         read = self._query_filtered if filtered else self._query_members
         answers = await accounting.gather(*(read(collection, request, window.size) for request in requests))
         sort_key = self.model.index(collection.index).sk
+        assert sort_key is not None  # a shard is picked by an id of the sort key (the model's validation)
         descending = not window.ascending(collection)
         merged = list(heapq.merge(*(one for one, _ in answers), key=lambda one: one[0][sort_key], reverse=descending))
         # A filtered shard that spent its budget has read up to where it stopped and no further: the page holds
@@ -373,6 +369,7 @@ class Reader:
     ) -> Page:
         binding = queries.binding(collection, parent_ids)
         fields = self.model.position_fields(collection)
+        item_key = self.model.item_key
         members: list[Member] = []
         # Positions are text: a number or binary key's value is turned into it (text keys are as read).
         text = self.model.id_text if self.model.key_types else None
@@ -387,7 +384,7 @@ class Reader:
             members.append(Member(ids, item, self._codec, binding, position, entity))
             # A member read here is served again from the cache if a link points back at it. Its key is the
             # one it was recognised by, so it is taken from the item rather than formatted again.
-            self._prime(self.model.table_key_of(item), item, round_)
+            self._prime(item_key(item), item, round_)
         stopped = None
         if stopped_at is not None:
             position = {name: stopped_at[name] for name in fields}
@@ -533,9 +530,9 @@ class Reader:
         wanted = list(dict.fromkeys(key for key, entity, _ in keys if not entity.partition))
         if not wanted:
             return
-        table = self.model.index(None)
-        result = await self.store.batch_get([{table.pk: pk, table.sk: sk} for pk, sk in wanted], self.ledger)
-        found = {self.model.table_key_of(item): item for item in self._screened(result.items)}
+        model = self.model
+        result = await self.store.batch_get([model.key_of(*key) for key in wanted], self.ledger)
+        found = {model.item_key(item): item for item in self._screened(result.items)}
         for key in wanted:
             self._prime(key, found.get(key), result.round)
 
@@ -562,7 +559,12 @@ class Reader:
         parent = read[0][0] if read and _is(entity, read[0]) else None
         members = read[1:] if parent is not None else read
         page.set_result(self._make_page(collection, ids, members, window, current_round()))
-        self._prime(self._item_key(entity, ids), parent, current_round())
+        key = self._item_key(entity, ids)
+        if parent is None and collection.index is not None:
+            # Any item may be absent from a secondary index (it lacks a key attribute there, DynamoDB's rule): a
+            # parent the Query did not meet is read by its key, a round later, before it is taken for missing.
+            return self._visible(entity, await self._load(key))
+        self._prime(key, parent, current_round())
         return self._visible(entity, parent)
 
 

@@ -593,9 +593,7 @@ class Walk:
         return children(self._scope, field, entity.name if entity is not None else None)
 
     def _item_key(self, entity: Entity, ids: Ids) -> ItemKey:
-        key = self._model.key(entity, ids)
-        table = self._model.index(None)
-        return key[table.pk], key[table.sk]
+        return self._model.item_key(self._model.key(entity, ids))
 
 
 def window_of(

@@ -462,9 +462,7 @@ class SharedReads:
             batch.set_exception(error)
             batch.add_done_callback(lambda done: done.exception())
             return
-        index = self.model.index(None)
-        names = index.pk, index.sk
-        found = {_key_id(dict(zip(names, self.model.table_key_of(item), strict=True))): item for item in result.items}
+        found = {_key_id(self.model.key_of(*self.model.item_key(item))): item for item in result.items}
         for key_id in keys:
             self._known[key_id] = found.get(key_id)
         batch.set_result(None)

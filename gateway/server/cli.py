@@ -449,8 +449,7 @@ def _cause_code(error: GatewayError) -> str:
 
 
 def _key(declaration: Declaration, item: Item) -> dict[str, str]:
-    table = declaration.model.index(None)
-    return dict(zip((table.pk, table.sk), declaration.model.table_key_of(item), strict=True))
+    return declaration.model.key_of(*declaration.model.item_key(item))
 
 
 def _export_schema(

@@ -108,6 +108,7 @@ _COLLECTION = {
     "range",
     "root",
     "union",
+    "consistent",
 }
 _LINK = {"source", "target", "description", "ids"}
 _LOOKUP = {"entity", "index", "description"}
@@ -180,6 +181,7 @@ class _Builder:
         self.shapes: dict[str, Shape] = {}
         self.entities: dict[str, Entity] = {}
         self.collections: dict[str, Collection] = {}
+        self.indexes: dict[str | None, Index] = {}
 
     def fail(self, path: KeyPath, message: str) -> DeclarationFileError:
         line = next((self.lines[path[:n]] for n in range(len(path), -1, -1) if path[:n] in self.lines), 1)
@@ -252,9 +254,9 @@ class _Builder:
             indexes.append(self.index(name, spec, ("indexes", name)))
         for name, spec in self.mapping(top.get("shapes", {}), ("shapes",)).items():
             self.shapes[name] = self.shape(name, spec, ("shapes", name))
-        known_indexes = [index.name for index in indexes]
+        self.indexes = {index.name: index for index in indexes}
         for name, spec in self.mapping(top["entities"], ("entities",)).items():
-            self.entities[name] = self.entity(name, spec, ("entities", name), known_indexes)
+            self.entities[name] = self.entity(name, spec, ("entities", name))
         for name, spec in self.mapping(top.get("collections", {}), ("collections",)).items():
             self.collections[name] = self.collection(name, spec, ("collections", name))
         links = tuple(
@@ -300,11 +302,31 @@ class _Builder:
         return next((path for path in (("rules", name), ("transitions", name)) if path in self.lines), ("tenancy",))
 
     def index(self, name: str | None, spec: Any, path: KeyPath) -> Index:
-        keys = self.mapping(spec, path, {"pk", "sk", "pk_type", "sk_type"})
-        if not {"pk", "sk"} <= set(keys):
-            raise self.fail(path, "an index names its partition key attribute (pk) and sort key attribute (sk)")
+        types = {"pk_type", "sk_type"}
+        keys = self.mapping(
+            spec, path, {"pk", "sk", *types} if name is None else {"pk", "sk", "local", "projection", *types}
+        )
+        if "pk" not in keys:
+            raise self.fail(path, "an index names its partition key attribute (pk), and its sort key attribute (sk)")
+        for key in ("pk", "sk"):
+            if isinstance(keys.get(key), list):
+                raise self.fail(
+                    (*path, key),
+                    "a key of several attributes is not supported yet: name one attribute (pk: <attribute>), or keep"
+                    " a composite key in one attribute ('{a}#{b}')",
+                )
+        sk = self.text(keys["sk"], (*path, "sk")) if "sk" in keys else None
+        local = self.flag(keys.get("local", False), (*path, "local"))
+        if local and "sk" not in keys:
+            raise self.fail(path, "a local index sorts the table's partitions by an attribute of its own: give sk")
+        projection = keys.get("projection", "ALL")
+        if isinstance(projection, list):
+            projection = self.texts(projection, (*path, "projection"))
+        elif projection not in ("ALL", "KEYS_ONLY"):
+            raise self.fail((*path, "projection"), "expected ALL, KEYS_ONLY or a list of the attributes it includes")
         pk_type, sk_type = (self.key_type(keys.get(part, "S"), (*path, part)) for part in ("pk_type", "sk_type"))
-        return Index(name, self.text(keys["pk"], (*path, "pk")), self.text(keys["sk"], (*path, "sk")), pk_type, sk_type)
+        pk = self.text(keys["pk"], (*path, "pk"))
+        return Index(name, pk, sk, local, projection, pk_type=pk_type, sk_type=sk_type)
 
     def key_type(self, value: Any, path: KeyPath) -> KeyType:
         for kind in KEY_TYPES:
@@ -312,17 +334,26 @@ class _Builder:
                 return kind
         raise self.fail(path, f"a key attribute's type is S (text), N (a number) or B (binary), not {value!r}")
 
-    def key_shape(self, spec: Any, path: KeyPath) -> KeyShape:
+    def key_shape(self, spec: Any, path: KeyPath, index: Index) -> KeyShape:
         keys = self.mapping(spec, path, _SHAPE_KEYS)
-        for required in ("pk", "sk"):
-            if required not in keys:
-                raise self.fail(path, f"{required!r} is required: the key template of that attribute")
+        if "pk" not in keys:
+            raise self.fail(path, "'pk' is required: the key template of that attribute")
+        where = "the table" if index.name is None else f"index {index.name}"
+        if index.sk is None and "sk" in keys:
+            raise self.fail(
+                (*path, "sk"),
+                f"{where} has a partition key alone ({index.pk}): drop sk, or give the index its sort key attribute"
+                " (sk: <attribute>)",
+            )
+        if index.sk is not None and "sk" not in keys:
+            raise self.fail(path, f"'sk' is required: {where} sorts by {index.sk}, so give its template (sk: ...)")
         sparse = self.flag(keys.get("sparse", False), (*path, "sparse"))
         separator = self.text(keys.get("separator", "#"), (*path, "separator"))
-        pk, sk = self.text(keys["pk"], (*path, "pk")), self.text(keys["sk"], (*path, "sk"))
+        pk = self.text(keys["pk"], (*path, "pk"))
+        sk = self.text(keys["sk"], (*path, "sk")) if "sk" in keys else None
         return self.built(path, lambda: KeyShape.of(pk, sk, sparse, separator))  # type: ignore[no-any-return]
 
-    def entity(self, name: str, spec: Any, path: KeyPath, indexes: Sequence[str | None]) -> Entity:
+    def entity(self, name: str, spec: Any, path: KeyPath) -> Entity:
         data = self.mapping(spec, path, _ENTITY)
         if "keys" not in data:
             raise self.fail(path, "'keys' is required: the entity's key templates per index")
@@ -330,9 +361,9 @@ class _Builder:
         for index, shape in self.mapping(data["keys"], (*path, "keys")).items():
             where = (*path, "keys", index)
             key = None if index == TABLE_KEYS else index
-            if key not in indexes:
-                raise self.fail(where, f"no index named {index!r}; declared: {_listed(indexes)}")
-            keys[key] = self.key_shape(shape, where)
+            if key not in self.indexes:
+                raise self.fail(where, f"no index named {index!r}; declared: {_listed(list(self.indexes))}")
+            keys[key] = self.key_shape(shape, where, self.indexes[key])
         if None not in keys:
             raise self.fail((*path, "keys"), f"an entity has a table key: give keys.{TABLE_KEYS}")
         variants: dict[str, tuple[KeyShape, ...]] = {}
@@ -340,7 +371,11 @@ class _Builder:
             where = (*path, "variants", index)
             if not isinstance(shapes, list):
                 raise self.fail(where, f"expected a list of key shapes, found {_kind(shapes)}")
-            variants[index] = tuple(self.key_shape(one, (*where, i)) for i, one in enumerate(shapes))
+            if index not in self.indexes:
+                raise self.fail(where, f"no index named {index!r}; declared: {_listed(list(self.indexes))}")
+            variants[index] = tuple(
+                self.key_shape(one, (*where, i), self.indexes[index]) for i, one in enumerate(shapes)
+            )
         attributes = {
             attribute: self.attribute(one, (*path, "attributes", attribute))
             for attribute, one in self.mapping(data.get("attributes", {}), (*path, "attributes")).items()
@@ -423,7 +458,12 @@ class _Builder:
                 raise self.fail(path, f"{required!r} is required")
         member = self.member(data["member"], (*path, "member"))
         target = self.find(self.entities, data["target"], (*path, "target"), "entity") if "target" in data else None
-        shape = self.key_shape(data["shape"], (*path, "shape")) if "shape" in data else None
+        shape = None
+        if "shape" in data:
+            index = data.get("index")
+            if index not in self.indexes:
+                raise self.fail((*path, "index"), f"no index named {index!r}; declared: {_listed(list(self.indexes))}")
+            shape = self.key_shape(data["shape"], (*path, "shape"), self.indexes[index])
         return self.built(  # type: ignore[no-any-return]
             path,
             lambda: Collection(
@@ -443,6 +483,7 @@ class _Builder:
                 range=self.text(data["range"], (*path, "range")) if "range" in data else None,
                 root=self.text(data["root"], (*path, "root")) if "root" in data else None,
                 union=self.text(data["union"], (*path, "union")) if "union" in data else None,
+                consistent=self.flag(data.get("consistent", False), (*path, "consistent")),
             ),
         )
 

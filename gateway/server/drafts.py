@@ -150,7 +150,7 @@ def _key_attributes(keys: KeySchema) -> list[tuple[str | None, str, str | None]]
 def _typed(keys: KeySchema, index: _Flow) -> _Flow:
     """An index's keys with the type of each that is not text (``sk_type: N``), as AttributeDefinitions says."""
     for part in ("pk", "sk"):
-        kind = keys.types.get(index[part])
+        kind = keys.types.get(index[part]) if part in index else None
         if kind is not None:
             index[f"{part}_type"] = kind
     return index
@@ -318,6 +318,12 @@ def _words(name: str) -> list[str]:
     return [word.lower() for word in _WORD.findall(name)]
 
 
+def _keys(pk: str, sk: str | None) -> _Flow:
+    """A partition key and a sort key, as an index or a key shape writes them: without ``sk`` where there is none
+    (a table or an index keyed by its partition key alone)."""
+    return _Flow(pk=pk) if sk is None else _Flow(pk=pk, sk=sk)
+
+
 def _lower_camel(name: str) -> str:
     return name[:1].lower() + name[1:]
 
@@ -444,16 +450,16 @@ def draft(groups: Sequence[SampleGroup], keys: KeySchema, table: str) -> Draft:
     for entity in entities:
         _name_fields(entity, owners, words, keys)
     stored = {name for _, pk, sk in _key_attributes(keys) for name in (pk, sk) if name}
-    data: dict[str, Any] = {"table": table, "keys": _typed(keys, _Flow(pk=keys.pk, sk=keys.sk))}
+    data: dict[str, Any] = {"table": table, "keys": _typed(keys, _keys(keys.pk, keys.sk))}
     if keys.indexes:
-        data["indexes"] = {name: _typed(keys, _Flow(pk=pk, sk=sk)) for name, (pk, sk) in keys.indexes.items()}
+        data["indexes"] = {name: _typed(keys, _keys(pk, sk)) for name, (pk, sk) in keys.indexes.items()}
     declared: dict[str, Any] = {}
     for entity in entities:
         out: dict[str, Any] = {"keys": {}}
         for index, pk, sk in _key_attributes(keys):
             if pk not in entity.templates or (sk is not None and sk not in entity.templates):
                 continue
-            shape = _Flow(pk=entity.pattern(pk), sk=entity.pattern(sk) if sk else "")
+            shape = _keys(entity.pattern(pk), entity.pattern(sk) if sk else None)
             if pk in entity.sparse:
                 shape["sparse"] = True
             separator = entity.separator(name for name in (pk, sk) if name)
@@ -461,7 +467,8 @@ def draft(groups: Sequence[SampleGroup], keys: KeySchema, table: str) -> Draft:
                 shape["separator"] = separator
             out["keys"][TABLE_KEYS if index is None else index] = shape
             where = TABLE_KEYS if index is None else index
-            inferred.append(f"{entity.name}: {where} keys {shape['pk']} / {shape['sk']}")
+            templates = " / ".join(shape[name] for name in ("pk", "sk") if name in shape)
+            inferred.append(f"{entity.name}: {where} keys {templates}")
         if entity.group.discriminator is not None:
             attribute, value = entity.group.discriminator
             out["discriminator"] = _Flow(attribute=attribute, value=value)

@@ -239,7 +239,7 @@ class Builder:
             served = id_type(self.model, entity, name)
             fields.plain(
                 name,
-                served | None if name in entity.optional_id_fields else served,
+                served | None if name in entity.index_only_ids else served,
                 f"From the {entity.name}'s own key.",
             )
         for name, spec in plain_attributes(entity):

@@ -198,14 +198,10 @@ def update(
     sets: dict[str, Any] = {name: value for name, value in changes.items() if value is not None}
     removes = dict.fromkeys(name for name, value in changes.items() if value is None)
     table = model.index(None)
+    leaves: set[str] = set()
     for name, keys in rekeyed(model, entity, ids, {**changes, **moved}).items():
         if keys is None:
-            # Out of the index without its partition key; its sort key stays when the item holds it for its own
-            # sake (the table's own sort key, an attribute such as a log's Date).
-            index = model.index(name)
-            removes[index.pk] = None
-            if index.sk not in (table.pk, table.sk) and index.sk not in entity.declared:
-                removes[index.sk] = None
+            leaves |= _leaving(model, entity, name, {**changes, **moved})
         else:
             # A key attribute of the table is never set (DynamoDB refuses it): an index may share it, unchanged.
             sets.update(model.stored({key: value for key, value in keys.items() if key not in (table.pk, table.sk)}))
@@ -217,7 +213,9 @@ def update(
         assignments.append(f"{version} = {expr.value(expected_version + 1)}")
     assignments.append(f"{expr.name(WRITE_ID)} = {expr.value(write_id)}")
     expression = "SET " + ", ".join(assignments)
-    removed = [expr.name(name) for name in removes if name not in sets]
+    removed = [
+        expr.name(name) for name in dict.fromkeys([*removes, *sorted(leaves - set(removes))]) if name not in sets
+    ]
     expression += " REMOVE " + ", ".join(removed) if removed else ""
     expression += _set_members(expr, members)
     conditions = [f"attribute_exists({expr.name(model.index(None).pk)})", *_index_keys_are(model, entity, ids, expr)]
@@ -313,11 +311,28 @@ def rekeyed(model: Model, entity: Entity, ids: Ids, changes: Mapping[str, Any]) 
     for name, shape in entity.keys.items():
         if name is None or changes.keys().isdisjoint(_movers(entity, shape)):
             continue
-        index = model.index(name)
         if any(values.get(field) is None for field in shape.fields):
             out[name] = None
         else:
-            out[name] = {index.pk: shape.pk.format(values), index.sk: shape.sk.format(values)}
+            out[name] = model.index(name).keys(shape, values)
+    return out
+
+
+def _leaving(model: Model, entity: Entity, name: str, changes: Mapping[str, Any]) -> set[str]:
+    """The key attributes an update removes to take an item out of index ``name``: each that holds a value it
+    removes, and the others unless the item keeps them for their own sake (a key attribute of the table, a declared
+    attribute such as a log's ``Date``) or they hold an id no other key of the item holds (a game that leaves the
+    open games by losing ``open_timestamp`` keeps its ``map``, the index's partition key)."""
+    index, shape = model.index(name), entity.keys[name]
+    table = model.index(None)
+    elsewhere = set(entity.id_fields).union(*(one.fields for other, one in entity.keys.items() if other != name))
+    out = set()
+    for attribute, template in zip(index.attributes, (shape.pk, shape.sk), strict=False):
+        holds = set(template.fields)
+        removed = any(field in changes and changes[field] is None for field in holds)
+        kept = attribute in (table.pk, table.sk) or attribute in entity.declared or not holds <= elsewhere
+        if removed or not kept:
+            out.add(attribute)
     return out
 
 
@@ -494,11 +509,18 @@ def _index_keys_are(model: Model, entity: Entity, ids: Ids, expr: Placeholders) 
     if not entity.all_id_fields - entity.optional_id_fields <= ids.keys():
         return []
     table = model.index(None)
-    return [
-        f"{expr.name(name)} = {expr.value(value)}"
-        for name, value in model.stored(model.key_attributes(entity, ids)).items()
-        if name not in (table.pk, table.sk)
-    ]
+    out = []
+    for name, keys in model.index_keys(entity, ids).items():
+        held = model.stored({key: value for key, value in keys.items() if key not in (table.pk, table.sk)})
+        if name is None or not held:
+            continue
+        # An item may be absent from an index, lacking a key attribute of it (DynamoDB's rule): then it belongs to
+        # no partition there, and is still the item these ids name.
+        absent = [f"attribute_not_exists({expr.name(key)})" for key in held]
+        equal = " AND ".join(f"{expr.name(key)} = {expr.value(value)}" for key, value in held.items())
+        out.append("(" + " OR ".join([*absent, equal]) + ")")
+    out += [f"{expr.name(attribute)} = {expr.value(value)}" for attribute, value in entity.identity.items()]
+    return out
 
 
 def _version_is(expr: Placeholders, expected: int) -> str:
@@ -609,9 +631,7 @@ def with_counters(declaration: WriteModel, items: Iterable[Item]) -> list[Item]:
 
 
 def model_key(model: Model, entity: Entity, ids: Ids) -> tuple[str, str]:
-    table = model.index(None)
-    key = model.key(entity, ids)
-    return key[table.pk], key[table.sk]
+    return model.item_key(model.key(entity, ids))
 
 
 # --- idempotency ----------------------------------------------------------------------------------------------

@@ -37,8 +37,9 @@ SEGMENTS = 4
 NEAR = 0.6
 """How alike a key's head and a template's must be to be named as a likely typo (difflib's ratio)."""
 
-KEY_KINDS = frozenset({"table-keys", "key-type", "index-missing", "index-keys", "index-kind"})
-"""Schema findings of a table whose keys contradict the declaration: ``serve`` refuses to start on them."""
+KEY_KINDS = frozenset({"table-keys", "key-type", "index-missing", "index-keys", "index-kind", "projection"})
+"""Schema findings of a table whose keys (or projections) contradict the declaration: ``serve`` refuses to start on
+them, as reads would serve nulls the table contradicts."""
 
 
 @dataclass
@@ -133,11 +134,23 @@ class Report:
 
 def declared_keys(index: Index) -> list[tuple[str, str, str]]:
     """(attribute, HASH or RANGE, DynamoDB type) of ``index`` as declared."""
-    return [(index.pk, "HASH", index.pk_type), (index.sk, "RANGE", index.sk_type)]
+    keys: list[tuple[str, str, str]] = [(index.pk, "HASH", index.pk_type)]
+    if index.sk is not None:
+        keys.append((index.sk, "RANGE", index.sk_type))
+    return keys
 
 
-DECLARED_PROJECTION = "ALL"
-"""What every declared index projects: the gateway reads whole items from them."""
+def _narrower(index: Index, projection: Mapping[str, Any]) -> str | None:
+    """What the table's index lacks of the declared projection (None when it holds at least that)."""
+    kind = projection.get("ProjectionType", "ALL")
+    declared = index.projection
+    if kind == "ALL" or declared == "KEYS_ONLY":
+        return None
+    shown = "ALL" if declared == "ALL" else f"INCLUDE {list(declared)}"
+    if kind == "KEYS_ONLY" or declared == "ALL":
+        return f"projects {kind} where {shown} is declared"
+    missing = sorted(set(declared) - set(projection.get("NonKeyAttributes", [])))
+    return f"projects INCLUDE without {missing} where {shown} is declared" if missing else None
 
 
 def check_description(description: Mapping[str, Any], model: Model, report: Report) -> None:
@@ -172,14 +185,14 @@ def check_description(description: Mapping[str, Any], model: Model, report: Repo
             )
             continue
         _check_keys(report, subject, index, gsi.get("KeySchema", []), types)
-        projection = gsi.get("Projection", {}).get("ProjectionType", "ALL")
-        if projection != DECLARED_PROJECTION:
+        problem = _narrower(index, gsi.get("Projection", {}))
+        if problem is not None:
             report.add(
                 "projection",
                 subject,
-                f"projects {projection} where {DECLARED_PROJECTION} is declared: items read through it lack "
-                "attributes and are served with nulls",
-                "give the index projection ALL (DynamoDB cannot change a projection: create the index anew)",
+                problem + ": items read through it would lack attributes the declaration reads there",
+                "declare the projection the index has (projection=...; YAML: projection: ...), or create the index"
+                " anew with the declared one (DynamoDB cannot change a projection)",
             )
     stream = description.get("StreamSpecification") or {}
     if not stream.get("StreamEnabled") or stream.get("StreamViewType") not in ("NEW_AND_OLD_IMAGES", "NEW_IMAGE"):
@@ -343,7 +356,7 @@ class ItemCheck:
 
     def _unrecognised(self, item: Item) -> None:
         model, table, key = self._model, self._table, self._key(item)
-        pk, sk = item.get(table.pk), item.get(table.sk)
+        pk, sk = item.get(table.pk), "" if table.sk is None else item.get(table.sk)
         shaped = [
             (entity, ids)
             for entity in model.entities
@@ -458,7 +471,8 @@ class ItemCheck:
                     f"declare {entity.name}'s keys in {name} {_both('sparse=True', 'sparse: true')} if its items may "
                     "leave the index, or write the keys",
                 )
-            pk, sk = (self._model.id_text(key, item.get(key)) for key in (index.pk, index.sk))
+            pk = self._model.id_text(index.pk, item.get(index.pk))
+            sk = "" if index.sk is None else self._model.id_text(index.sk, item.get(index.sk))
             for shape in shapes:
                 more = _parse(shape, pk, sk)
                 if more is not None and _agrees(shape, more, ids):

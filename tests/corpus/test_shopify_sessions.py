@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from gateway.server.declaration_file import DeclarationFileError, load_file
+from gateway.server.declaration_file import load_file
 from tests.corpus.checked import check_errors
 from tests.corpus.reference import Design, table, typed, without_gateway_bookkeeping
 from tests.corpus.shopify_sessions import data
@@ -24,10 +24,6 @@ from tests.support.gateway import Gateway, answered, fill
 from tests.support.mutations import mutate
 
 DECLARATION = Path(__file__).parent / "shopify_sessions" / "shopify_sessions.yaml"
-HASH_ONLY = (
-    "a table and a GSI with a partition key only: the file is refused at build "
-    "(keys: an index names its partition key attribute (pk) and sort key attribute (sk))"
-)
 SHOP = "gamma.myshopify.com"
 SELECTION = "id shop isOnline scope expires accessToken onlineAccessInfo"
 
@@ -65,7 +61,6 @@ def _served(item: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@pytest.mark.xfail(strict=True, raises=DeclarationFileError, reason=HASH_ONLY)
 def test_load_session(sessions: Design, serve: Callable[[str], Any]) -> None:
     sessions.calls = 0
     item = sessions.get({"id": f"{SHOP}_201"})
@@ -76,7 +71,11 @@ def test_load_session(sessions: Design, serve: Callable[[str], Any]) -> None:
     assert spent == (sessions.calls, 1)
 
 
-@pytest.mark.xfail(strict=True, raises=DeclarationFileError, reason=HASH_ONLY)
+@pytest.mark.xfail(
+    strict=True,
+    reason="shop_index projects KEYS_ONLY: a collection through it is refused at build (the gateway does not yet read"
+    " the rest of each session from the table), so findSessionsByShop has no field",
+)
 def test_find_sessions_by_shop(sessions: Design, serve: Callable[[str], Any]) -> None:
     # findSessionsByShop: Query shop_index (KEYS_ONLY, ProjectionExpression "id, shop"), then loadSession for each
     # id at once: 1 + n calls in 2 rounds.
@@ -90,7 +89,6 @@ def test_find_sessions_by_shop(sessions: Design, serve: Callable[[str], Any]) ->
     assert calls <= sessions.calls and rounds <= 2
 
 
-@pytest.mark.xfail(strict=True, raises=DeclarationFileError, reason=HASH_ONLY)
 def test_store_session(sessions: Design, serve: Callable[[str], Any]) -> None:
     # storeSession: PutItem of the whole session, no condition (a second store replaces it).
     theirs = data.online("epsilon.myshopify.com", 501, "shpua_t", "2026-12-09T10:00:00.000Z")
@@ -100,7 +98,7 @@ def test_store_session(sessions: Design, serve: Callable[[str], Any]) -> None:
         result, operations = mutate(
             gateway,
             "createSession",
-            _served(mine),
+            {**_served(mine), "state": mine["state"]},
             "... on Session { id }",
         )
     assert result == {"__typename": "Session", "id": mine["id"]}
@@ -113,7 +111,6 @@ def test_store_session(sessions: Design, serve: Callable[[str], Any]) -> None:
     }
 
 
-@pytest.mark.xfail(strict=True, raises=DeclarationFileError, reason=HASH_ONLY)
 def test_delete_session(sessions: Design, serve: Callable[[str], Any]) -> None:
     # deleteSession: DeleteItem by id, no condition; deleteSessions sends one per id at once.
     for user in (601, 602, 603):
@@ -131,7 +128,6 @@ def test_delete_session(sessions: Design, serve: Callable[[str], Any]) -> None:
     assert sessions.get({"id": "zeta.myshopify.com_603"}) is not None
 
 
-@pytest.mark.xfail(strict=True, raises=DeclarationFileError, reason=HASH_ONLY)
 def test_delete_sessions(sessions: Design, serve: Callable[[str], Any]) -> None:
     # deleteSessions: one DeleteItem per id, all at once (Promise.all): n calls in 1 round. A client of the gateway
     # sends the n deletes as one document, which GraphQL runs one after another: n calls in n rounds.
@@ -148,6 +144,5 @@ def test_delete_sessions(sessions: Design, serve: Callable[[str], Any]) -> None:
     assert all(sessions.get({"id": one}) is None for one in ids)
 
 
-@pytest.mark.xfail(strict=True, reason=HASH_ONLY + "; check refuses the file before it reads the table")
 def test_the_filled_table_passes_check(sessions: Design, endpoint: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert check_errors(endpoint, sessions.table, DECLARATION, capsys) == []

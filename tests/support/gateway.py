@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import threading
 import time
+import uuid
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 import boto3
@@ -13,7 +14,8 @@ import httpx
 import uvicorn
 
 from gateway.config import Settings
-from gateway.dynamo.store import Store
+from gateway.design.declaration import Declaration
+from gateway.dynamo.store import Store, table_definition
 from gateway.server.app import ACCOUNTING_HEADER, create_app
 from gateway.server.serving import WebSocketProtocol, websocket_options
 
@@ -108,6 +110,23 @@ def fill(endpoint: str, table: str, items: Iterable[Mapping[str, Any]]) -> None:
     with resource.Table(table).batch_writer() as batch:
         for item in items:
             batch.put_item(Item=dict(item))
+
+
+def serve_design(
+    dynamodb: Any,
+    endpoint: str,
+    gateway_factory: Callable[..., Gateway],
+    declaration: Declaration,
+    items: Iterable[Mapping[str, Any]],
+) -> Iterator[tuple[Gateway, str]]:
+    """A gateway serving ``declaration`` on a table of its own, created as the declaration defines it and filled
+    with ``items`` by plain boto3; the table, dropped afterwards."""
+    name = f"real-{uuid.uuid4().hex[:8]}"
+    dynamodb.create_table(TableName=name, **table_definition(declaration.model))
+    fill(endpoint, name, items)
+    with gateway_factory(name, declaration=declaration) as running:
+        yield running, name
+    dynamodb.delete_table(TableName=name)
 
 
 def assert_pattern(gateway: Gateway, query: str, expected: Any, cost: tuple[int, int]) -> None:

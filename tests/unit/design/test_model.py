@@ -26,6 +26,7 @@ from gateway.execution.queries import binding, members_query
 from schema.model import (
     COURSE,
     COURSE_STUDENTS,
+    ENROLLMENT,
     MODEL,
     ORGANIZATION,
     ORGANIZATION_USERS,
@@ -70,8 +71,31 @@ def test_items_are_recognised_by_their_key_shape() -> None:
     assert MODEL.recognise({"PK": "ORG#o", "SK": "METADATA#o"}) == (ORGANIZATION, {"orgName": "o"})
     assert MODEL.recognise({"PK": "ORG#o", "SK": "METADATA#other"}) is None
     assert MODEL.recognise({"PK": "CRS#c", "SK": "METADATA"}) == (COURSE, {"courseId": "c"})
-    assert MODEL.recognise({"PK": "STU#s", "SK": "ENROLL#CRS#c"}) is None  # an edge without its index keys
     assert MODEL.recognise({"PK": 1, "SK": "META"}) is None
+
+
+def test_an_item_is_its_entity_in_an_index_or_out_of_it_and_contradicting_index_keys_are_no_entity() -> None:
+    # DynamoDB: an item is in an index exactly when it holds every key attribute of it. Out of it, the item is
+    # still its entity; its ids are those its other keys hold, and those of a key attribute it holds alone.
+    edge = {"PK": "STU#s", "SK": "ENROLL#CRS#c"}
+    assert MODEL.recognise(edge) == (ENROLLMENT, {"studentId": "s", "courseId": "c"})
+    ticket = {"PK": "TICKET#t1", "SK": "TICKET#t1"}
+    assert MODEL.recognise(ticket) == (TICKET, {"ticketId": "t1"})
+    assert MODEL.recognise({**ticket, "GSI1PK": "ORG#o#USER#u"}) == (
+        TICKET,
+        {"ticketId": "t1", "orgName": "o", "username": "u"},
+    )
+    assert MODEL.recognise({**ticket, "GSI1SK": "TICKET#t1"}) == (TICKET, {"ticketId": "t1"})
+    # A key attribute held alone that has no shape of the entity's, or disagrees, gives nothing and costs nothing.
+    assert MODEL.recognise({**ticket, "GSI1PK": "elsewhere"}) == (TICKET, {"ticketId": "t1"})
+    assert MODEL.recognise({**ticket, "GSI1SK": "TICKET#t2"}) == (TICKET, {"ticketId": "t1"})
+    # In the index, its keys must have the entity's shape there and agree with its table key.
+    assert MODEL.recognise({**ticket, "GSI1PK": "ORG#o#USER#u", "GSI1SK": "TICKET#t2"}) is None
+    assert MODEL.recognise({**edge, "GSI1PK": "CRS#c", "GSI1SK": "nothing of the kind"}) is None
+    assert MODEL.recognise({**edge, "GSI1PK": "CRS#c", "GSI1SK": "STU#s"}) == (
+        ENROLLMENT,
+        {"studentId": "s", "courseId": "c"},
+    )
 
 
 def test_a_key_shape_that_starts_with_an_id_is_recognised_whatever_its_first_segment() -> None:
@@ -316,8 +340,8 @@ def test_an_item_recognised_again_is_recognised_as_the_first_time_and_its_ids_ar
         {"PK": "c#ann", "SK": "c#ann", "EntityType": "customer"},
         {"PK": "c#ann", "SK": "c#ann", "EntityType": "product"},
         {"PK": "c#ann", "SK": "c#ann"},
-        {"PK": "p#p1", "SK": "w#w1", "EntityType": "warehouseItem", "GSI1-PK": "w#w1", "GSI1-SK": "p#p1"},
-        {"PK": "p#p1", "SK": "w#w1", "EntityType": "warehouseItem", "GSI1-PK": "w#w2", "GSI1-SK": "p#p1"},
+        {"PK": "p#p1", "SK": "w#w1", "EntityType": "warehouseItem", "GSI2-PK": "w#w1", "GSI2-SK": "p#p1"},
+        {"PK": "p#p1", "SK": "w#w1", "EntityType": "warehouseItem", "GSI2-PK": "w#w2", "GSI2-SK": "p#p1"},
         {"PK": "o#o1", "SK": "o#o1"},
         {"PK": "c#ann", "SK": "c#ann", "EntityType": "customer", "GSI2-SK": ["not", "a", "key"]},
         {"PK": "o#o1", "SK": "p#p1", "EntityType": "orderItem"},
@@ -333,5 +357,6 @@ def test_an_item_recognised_again_is_recognised_as_the_first_time_and_its_ids_ar
                 first[1]["mutated"] = "by the caller"
                 assert model.recognise(item) == expected
     assert SHOP.model.recognise(shop[1]) is None  # the discriminator names another entity
+    assert SHOP.model.recognise(shop[3]) is not None
     assert SHOP.model.recognise(shop[4]) is None  # the index key names another warehouse
     assert SHOP.model.recognise(shop[0]) is not None and SHOP.model.recognise(shop[6]) is not None

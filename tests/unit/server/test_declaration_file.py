@@ -10,7 +10,7 @@ import jsonschema
 import pytest
 import yaml
 
-from gateway.design.model import Collection, Numbering
+from gateway.design.model import Collection, Index, Numbering
 from gateway.server.cli import main
 from gateway.server.declaration_file import SCHEMA_PATH, DeclarationFileError, load_file, parse
 from tests.support.paths import ROOT
@@ -48,9 +48,9 @@ tenancy: {customerId: customers}
 """
 
 
-def _error(text: str) -> str:
+def _error(text: str, name: str = "shop.yaml") -> str:
     with pytest.raises(DeclarationFileError) as raised:
-        parse(text, "shop.yaml")
+        parse(text, name)
     return str(raised.value)
 
 
@@ -363,3 +363,84 @@ def test_a_kept_time_a_file_cannot_write_is_named_with_its_line() -> None:
         "createdAt: {type: INT, on_create: now, clock: milliseconds}",
     )
     assert _error(broken).startswith("shop.yaml:11: entities.Store.attributes.createdAt: a time kept as INT")
+
+
+HASH_ONLY = """\
+table: groups
+keys: {pk: id}
+indexes:
+  Inverted: {pk: ref}
+entities:
+  Membership:
+    keys:
+      table: {pk: "M#{userId}|{groupId}", separator: "|"}
+      Inverted: {pk: "G#{groupId}"}
+"""
+
+
+def test_a_table_and_an_index_keyed_by_a_partition_key_alone_are_declared_without_sk() -> None:
+    jsonschema.validate(yaml.safe_load(HASH_ONLY), json.loads(SCHEMA_PATH.read_text()))
+    model = parse(HASH_ONLY, "groups.yaml").model
+    assert (model.index(None).sk, model.index("Inverted").sk) == (None, None)
+    membership = model.entities[0]
+    assert not membership.primary.sorted and membership.keys["Inverted"].pk.pattern == "G#{groupId}"
+    assert _error(HASH_ONLY.replace('{pk: "G#{groupId}"}', '{pk: "G#{groupId}", sk: X}'), "groups.yaml") == (
+        "groups.yaml:9: entities.Membership.keys.Inverted.sk: index Inverted has a partition key alone (ref): drop"
+        " sk, or give the index its sort key attribute (sk: <attribute>)"
+    )
+    sorted_ = HASH_ONLY.replace("keys: {pk: id}", "keys: {pk: id, sk: sk}")
+    assert _error(sorted_, "groups.yaml") == (
+        "groups.yaml:8: entities.Membership.keys.table: 'sk' is required: the table sorts by sk, so give its"
+        " template (sk: ...)"
+    )
+
+
+LOCAL = """\
+table: shops
+keys: {pk: PK, sk: SK}
+indexes:
+  ByPrice: {pk: PK, sk: Price, local: true}
+entities:
+  Shop:
+    keys:
+      table: {pk: "SHOP#{shopId}", sk: SHOP}
+  Item:
+    keys:
+      table: {pk: "SHOP#{shopId}", sk: "ITEM#{itemId}"}
+      ByPrice: {pk: "SHOP#{shopId}", sk: "{price:06}#{itemId}"}
+collections:
+  Shop.cheapest: {parent: Shop, member: Item, index: ByPrice, consistent: true}
+"""
+
+
+def test_a_local_index_and_a_consistent_collection_are_declared_in_a_file() -> None:
+    jsonschema.validate(yaml.safe_load(LOCAL), json.loads(SCHEMA_PATH.read_text()))
+    model = parse(LOCAL, "shops.yaml").model
+    assert model.index("ByPrice").local and model.collections[0].consistent
+    assert _error(LOCAL.replace("{pk: PK, sk: Price, local: true}", "{pk: PK, local: true}"), "shops.yaml") == (
+        "shops.yaml:4: indexes.ByPrice: a local index sorts the table's partitions by an attribute of its own: give sk"
+    )
+
+
+def test_an_index_projection_is_declared_in_a_file() -> None:
+    included = LOCAL.replace(
+        "{pk: PK, sk: Price, local: true}", "{pk: PK, sk: Price, local: true, projection: [version]}"
+    )
+    jsonschema.validate(yaml.safe_load(included), json.loads(SCHEMA_PATH.read_text()))
+    assert parse(included, "shops.yaml").model.index("ByPrice").projection == ("version",)
+    assert _error(included.replace("[version]", "SOME"), "shops.yaml") == (
+        "shops.yaml:4: indexes.ByPrice.projection: expected ALL, KEYS_ONLY or a list of the attributes it includes"
+    )
+    assert _error(included.replace("[version]", "KEYS_ONLY"), "shops.yaml").startswith(
+        "shops.yaml:14: collections.Shop.cheapest: Shop.cheapest: index 'ByPrice' does not project ['version']"
+    )
+
+
+def test_an_index_keyed_by_several_attributes_is_refused_as_not_supported_yet() -> None:
+    several = HASH_ONLY.replace("Inverted: {pk: ref}", "Inverted: {pk: [tenant, ref]}")
+    assert _error(several, "groups.yaml") == (
+        "groups.yaml:4: indexes.Inverted.pk: a key of several attributes is not supported yet: name one attribute"
+        " (pk: <attribute>), or keep a composite key in one attribute ('{a}#{b}')"
+    )
+    with pytest.raises(ValueError, match=re.escape("index 'GSI': a key of several attributes (up to four partition")):
+        Index("GSI", ("tenant", "ref"), "at")  # type: ignore[arg-type]
