@@ -16,7 +16,7 @@ from datetime import date
 from enum import Enum
 from typing import Any
 
-from gateway.design.model import Collection
+from gateway.design.model import Collection, graphql_name
 from gateway.dynamo.requests import Filter, Group, Operator, Test, expression
 from gateway.errors import BadUserInput
 
@@ -57,7 +57,8 @@ def _group(where: Mapping[str, Any], collection: Collection, depth: int, counted
             if kept:
                 parts.append(kept[0] if len(kept) == 1 else Group("and" if name == "and" else "or", kept))
             continue
-        if name not in collection.filters:
+        stored = _stored_name(collection, name)
+        if stored is None:
             raise BadUserInput(f"{collection.name} cannot be filtered by {name}", argument=ARGUMENT)
         for operator in OPERATORS:
             value = condition.get(operator)
@@ -65,10 +66,15 @@ def _group(where: Mapping[str, Any], collection: Collection, depth: int, counted
                 counted[0] += 1
                 if counted[0] > MAX_TESTS:
                     raise BadUserInput(f"a filter holds at most {MAX_TESTS} conditions", argument=ARGUMENT)
-                parts.append(Test(name, operator, _operands(operator, value, name)))
+                parts.append(Test(stored, operator, _operands(operator, value, name)))
     if not parts:
         return None
     return parts[0] if len(parts) == 1 else Group("and", tuple(parts))
+
+
+def _stored_name(collection: Collection, name: str) -> str | None:
+    """The stored attribute a filter's field (its GraphQL name: ``status`` for a stored ``Status``) tests."""
+    return next((one for one in collection.filters if graphql_name(one) == name), None)
 
 
 def _operands(operator: Operator, value: Any, name: str) -> tuple[Any, ...]:
