@@ -23,6 +23,7 @@ from gateway.design.model import Collection, Entity, Item, Lookup, Model
 from gateway.dynamo import accounting, wire
 from gateway.dynamo.accounting import Ledger, current_round, next_round, reached
 from gateway.dynamo.store import BatchResult, Key, QueryRequest, QueryResult
+from gateway.errors import DataMismatch
 from gateway.execution import queries
 from gateway.execution.cursors import CursorCodec
 from gateway.execution.guard import Guard
@@ -72,6 +73,9 @@ class Page:
     """A filtered page that spent its read budget before it filled: where reading stopped, a position past the
     last member (before the first, read backwards), from which the next page reads on."""
     backward: bool = False
+    mismatch: DataMismatch | None = None
+    """An item among the page's that has a member's key but reads as no entity (``Model.mismatch``): the page
+    contradicts the table, and its field reports this rather than serve it short."""
 
     @property
     def start_cursor(self) -> str | None:
@@ -372,9 +376,13 @@ class Reader:
         fields = self.model.position_fields(collection)
         table = self.model.index(None)
         members: list[Member] = []
+        mismatch = None
         for item, found in read:
             entity, ids = _member_of(self.model, collection, item, found)
             if ids is None:
+                # Only what sorts inside the page: the item read past its end to tell whether more follow is not.
+                if mismatch is None and len(members) < window.size:
+                    mismatch = _mismatch(self.model, collection, item, found)
                 continue
             position = {name: item[name] for name in fields}
             members.append(Member(ids, item, self._codec, binding, position, entity))
@@ -387,11 +395,11 @@ class Reader:
             stopped = Member({}, {}, self._codec, binding, position)
         more = len(members) > window.size or stopped is not None
         cursor_given = window.cursor is not None
-        if window.backward:
-            # Read from the end: the members nearest the cursor came first.
-            page = members[window.size - 1 :: -1]
-            return Page(page, has_next=cursor_given, has_previous=more, round=round_, stopped=stopped, backward=True)
-        return Page(members[: window.size], has_next=more, has_previous=cursor_given, round=round_, stopped=stopped)
+        if window.backward:  # read from the end: the members nearest the cursor came first
+            page, has_next, has_previous = members[window.size - 1 :: -1], cursor_given, more
+        else:
+            page, has_next, has_previous = members[: window.size], more, cursor_given
+        return Page(page, has_next, has_previous, round_, stopped, backward=window.backward, mismatch=mismatch)
 
     def _decode_cursor(self, collection: Collection, parent_ids: Ids, cursor: str, argument: str) -> Key:
         binding = queries.binding(collection, parent_ids)
@@ -443,7 +451,8 @@ class Reader:
                 log.warning(
                     "%s: %d items of %s have the keys %r; none is served", lookup.name, len(found), entity.name, ids
                 )
-            return None
+                return None
+            return self._mismatched(entity, read if along is None else read[:1])
         item, recognised = found[0]
         assert recognised is not None
         full = recognised[1]
@@ -516,6 +525,19 @@ class Reader:
     def visible(self, entity: Entity, item: Item) -> bool:
         return self.guard.visible(entity, item)
 
+    def mismatch(self, entity: Entity, item: Item) -> DataMismatch | None:
+        """``Model.mismatch`` of an item read at ``entity``'s key, recognised once per request."""
+        return self.model.mismatch(entity, item, self.recognised(item))
+
+    def _mismatched(self, entity: Entity, read: list[_Read]) -> Item | None:
+        """The first item of ``read`` (found by a lookup) that has ``entity``'s table key and reads as no entity,
+        where the caller may see it: its key and error are served in place of the entity."""
+        for item, found in read:
+            ids = self.model.key_ids(entity, item)
+            if ids is not None and found is None and self.guard.permits_item(entity, ids):
+                return self._visible(entity, item)
+        return None
+
     def ids_of(self, entity: Entity, item: Item) -> dict[str, str] | None:
         """``Model.ids_of``, with the item recognised once per request (``recognised``)."""
         if entity.partition:
@@ -552,10 +574,15 @@ class Reader:
         except BaseException as error:
             page.set_exception(error)
             raise
-        parent = read[0][0] if read and _is(entity, read[0]) else None
-        members = read[1:] if parent is not None else read
+        key = self._item_key(entity, ids)
+        table = self.model.index(None)
+        # The item at the parent's key, whatever it reads as: one that reads as no entity is the parent's field's
+        # DATA_MISMATCH (``Builder.object_of``), not a missing parent.
+        first = read[0][0] if read and (read[0][0].get(table.pk), read[0][0].get(table.sk)) == key else None
+        parent = first if first is not None and _is(entity, read[0]) else None
+        members = read[1:] if first is not None else read
         page.set_result(self._make_page(collection, ids, members, window, current_round()))
-        self._prime(self._item_key(entity, ids), parent, current_round())
+        self._prime(key, first, current_round())
         return self._visible(entity, parent)
 
 
@@ -580,6 +607,15 @@ def _member_of(
         return found[0], found[1]
     model.skipped(item, f"of none of {collection.name}'s kinds")
     return collection.members[0], None
+
+
+def _mismatch(model: Model, collection: Collection, item: Item, found: _Recognised) -> DataMismatch | None:
+    """``Model.mismatch`` of a page's item that is no member, against each of the collection's kinds."""
+    for entity in collection.members:
+        mismatch = model.mismatch(entity, item, found)
+        if mismatch is not None:
+            return mismatch
+    return None
 
 
 def _detach(future: asyncio.Future[Any]) -> Any:
