@@ -14,7 +14,7 @@ import logging
 import os
 import re
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -183,10 +183,14 @@ def operation(execution: Executed) -> Iterator[None]:
 
 
 def mismatches(execution: Executed) -> None:
-    """Count and log, with the request id, each DATA_MISMATCH error of an operation: the table contradicts the
-    declaration, which its owners must hear of even when no client reports the error."""
+    """``report_mismatches`` of an operation's result."""
     result = execution.result
-    errors = result.errors if result is not None else None
+    report_mismatches(result.errors if result is not None else None, getattr(execution.context, "request_id", None))
+
+
+def report_mismatches(errors: Sequence[GraphQLError] | None, request_id: str | None) -> None:
+    """Count and log, with the request id, each DATA_MISMATCH error of a result: the table contradicts the
+    declaration, which its owners must hear of even when no client reports the error."""
     if not errors:
         return
     for error in errors:
@@ -196,7 +200,7 @@ def mismatches(execution: Executed) -> None:
         entity = extensions.get("entity")
         DATA_MISMATCHES.labels(entity if isinstance(entity, str) and _NAME.fullmatch(entity) else "other").inc()
         line = {
-            "requestId": getattr(execution.context, "request_id", None),
+            "requestId": request_id,
             "path": error.path,
             "entity": entity,
             "attribute": extensions.get("attribute"),

@@ -23,7 +23,7 @@ from gateway.server.app import ACCOUNTING_HEADER
 from schema.model import MODEL
 from schema.online_shop import SHOP
 from tests.support.gateway import Gateway, fill
-from tests.support.live import socket
+from tests.support.live import listening, socket
 
 ITEMS: list[dict[str, Any]] = [
     {"PK": "WS#w1", "SK": "META", "displayName": "One", "seatLimit": 5},
@@ -252,6 +252,35 @@ def test_a_mismatch_over_the_websocket_transport_carries_the_same_error(demo: Ga
             break
         asyncio.run(asyncio.sleep(0.02))
     assert counted(demo, "User") == before + 1
+
+
+async def test_a_subscription_event_carries_the_mismatch_and_counts_it(
+    dynamodb: Any, fresh_table: str, gateway_factory: Callable[..., Gateway]
+) -> None:
+    query = "subscription($ws: ID!) { workspaceProjectsChanged(workspaceId: $ws) { kind node { projectId status } } }"
+    project = {"PK": {"S": "WS#ws-1"}, "SK": {"S": "PROJ#p-1"}, "title": {"S": "First"}, "status": {"S": "ACTIVE"}}
+    with gateway_factory(fresh_table) as streaming:
+        before = counted(streaming, "Project")
+        async with socket(streaming) as client:
+            await client.subscribe(query, ws="ws-1")
+            await listening(streaming)
+            dynamodb.put_item(TableName=fresh_table, Item=project)
+            message = await client.receive()
+        after = counted(streaming, "Project")
+    assert message["payload"]["data"] == {
+        "workspaceProjectsChanged": {"kind": "CREATED", "node": {"projectId": "p-1", "status": None}}
+    }
+    [error] = message["payload"]["errors"]
+    assert (error["path"], error["extensions"]) == (
+        ["workspaceProjectsChanged", "node", "status"],
+        {
+            "code": "DATA_MISMATCH",
+            "entity": "Project",
+            "attribute": "status",
+            "key": {"PK": "WS#ws-1", "SK": "PROJ#p-1"},
+        },
+    )
+    assert after == before + 1
 
 
 @pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "interpreted"])
