@@ -881,11 +881,9 @@ class Model:
     def expected_ids(
         self, entity: Entity, item: Item, found: tuple[Entity, dict[str, str]] | None
     ) -> dict[str, str] | None:
-        """``ids_of`` for an item already recognised as ``found``; an item that contradicts the declaration
-        (``mismatch``) is not logged here: its field reports it."""
+        """``ids_of`` for an item already recognised as ``found``."""
         if found is None or found[0] is not entity:
-            if found is not None or self.key_ids(entity, item) is None:
-                self.skipped(item, f"of unexpected shape where {entity.name} was expected")
+            self.skipped(item, f"of unexpected shape where {entity.name} was expected")
             return None
         return found[1]
 
