@@ -343,6 +343,7 @@ class Reader:
 
     def _recognise(self, items: list[Item]) -> list[_Read]:
         recognised, unreadable = self.recognised, wire.Unreadable
+        # ``_named`` written out: this runs for every item read.
         return [
             (item, recognised(item) if type(item) is not unreadable or self._identified(item) else None)
             for item in items
@@ -357,6 +358,10 @@ class Reader:
         found = self.model.recognise(item)
         self._recognised[id(item)] = (item, found)
         return found
+
+    def _named(self, item: Item) -> bool:
+        """Whether the item's key is valid text, as any item's is but an unreadable one's may not be."""
+        return type(item) is not wire.Unreadable or self._identified(item)
 
     def _identified(self, item: wire.Unreadable) -> bool:
         """Whether the item's key is valid text: one that is not names no object a client could ask for, so the
@@ -381,7 +386,8 @@ class Reader:
             entity, ids = _member_of(self.model, collection, item, found)
             if ids is None:
                 # Only what sorts inside the page: the item read past its end to tell whether more follow is not.
-                if mismatch is None and len(members) < window.size:
+                # An item whose key is not valid text names nothing: of unknown shape, never a mismatch.
+                if mismatch is None and len(members) < window.size and self._named(item):
                     mismatch = _mismatch(self.model, collection, item, found)
                 continue
             position = {name: item[name] for name in fields}
