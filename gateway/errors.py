@@ -10,6 +10,7 @@ GatewayError                     INTERNAL                 anything unexpected: l
  ├─ Unavailable                  UNAVAILABLE              DynamoDB could not be reached
  ├─ CostLimit                    COST_LIMIT               the operation would read more than the limits allow
  ├─ UnreadableItem               UNREADABLE_ITEM          a stored value a response cannot carry
+ ├─ DataMismatch                 DATA_MISMATCH            an item or stored value the declaration contradicts
  ├─ PositionExpired              POSITION_EXPIRED         a stream position older than the stream's retention
  ├─ FellBehind                   FELL_BEHIND              a subscriber too slow for the changes it asked for
  ├─ FeedInterrupted              FEED_INTERRUPTED         the fan-out broker dropped: resume from the last position
@@ -73,6 +74,15 @@ class UnreadableItem(GatewayError):
     """A stored value a response cannot carry: text that is not valid Unicode, or a value no decoder reads."""
 
     code = "UNREADABLE_ITEM"
+
+
+class DataMismatch(GatewayError):
+    """The table contradicts the declaration where a request reads: an item at an entity's key that does not read
+    as that entity (its discriminator, its index keys), or a stored value of another type than declared (an enum
+    value outside the set, text where a number is declared). Served as an error at its field, never as a null: the
+    answer would be wrong. ``extensions`` names the entity, the item's table key and, for a value, the attribute."""
+
+    code = "DATA_MISMATCH"
 
 
 class PositionExpired(GatewayError):

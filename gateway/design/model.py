@@ -25,7 +25,7 @@ from gateway.design.keys import Ids, KeyTemplate, head, validate_id
 from gateway.design.naming import graphql_name as graphql_name
 from gateway.design.naming import refuse_shared_fields
 from gateway.design.segments import Case, fold
-from gateway.errors import BadUserInput
+from gateway.errors import BadUserInput, DataMismatch
 
 log = logging.getLogger(__name__)
 
@@ -1169,6 +1169,49 @@ class Model:
             return None
         return found[1]
 
+    def mismatch(self, entity: Entity, item: Item, found: tuple[Entity, dict[str, str]] | None) -> DataMismatch | None:
+        """The error for an item that has ``entity``'s table key shape (read at an entity's own key, or in a page of
+        its members) but, recognised as ``found``, reads as no entity: a discriminator or index keys that contradict
+        the declaration. None for an item that is ``entity``, another entity the declaration names, or of a key
+        shape ``entity`` does not have (skipped, as items of shapes no declaration names are)."""
+        if found is not None:
+            return None
+        ids = self.key_ids(entity, item)
+        if ids is None:
+            return None
+        return DataMismatch(
+            f"the item at {_shown(self.json_key(item))} is not the {entity.name} its key names:"
+            f" {self._why(entity, item, ids)}",
+            entity=entity.name,
+            key=self.json_key(item),
+        )
+
+    def key_ids(self, entity: Entity, item: Item) -> dict[str, str] | None:
+        """The ids of ``entity`` its table key template reads in the item's table key; None when the key has
+        another shape, and for a partition entity (it has no item)."""
+        if entity.partition:
+            return None
+        pk, sk = self.table_key_of(item) if self._has_table_key(item) else (None, None)
+        return _parse_shape(entity.primary, pk, sk)
+
+    def _has_table_key(self, item: Item) -> bool:
+        return all(name in item for name in self._indexes[None].attributes)
+
+    def _why(self, entity: Entity, item: Item, ids: dict[str, str]) -> str:
+        for attribute, value in entity.identity.items():
+            if item.get(attribute) != value:
+                return f"its {attribute} holds {item.get(attribute)!r} where the declaration has {value!r}"
+        secondary = next(one for candidate, one in self._candidates if candidate is entity)
+        for index, shapes in secondary:
+            if _secondary_ids(item, dict(ids), ((index, shapes),), entity.folded_ids) is None:
+                held = ", ".join(f"{name}={item.get(name)!r}" for name in index.attributes)
+                return f"its keys in {index.name} ({held}) do not agree with its table key"
+        return "it could be more than one entity"
+
+    def json_key(self, item: Mapping[str, Any]) -> dict[str, Any]:
+        """An item's table key, by attribute name, as JSON (numbers as numbers, binary in base64)."""
+        return {name: values.plain_json(item.get(name)) for name in self._indexes[None].attributes}
+
     def skipped(self, item: Item, why: str) -> None:
         """Log an item left out of an answer (never served as another entity), by its table key."""
         table = self.index(None)
@@ -2205,13 +2248,15 @@ def _validate_copy(model: Model, copy: Copy) -> None:
 
 
 def attribute_values(entity: Entity, item: Item) -> dict[str, Any]:
-    """The entity's declared attributes as plain values; absent or mistyped ones are None."""
+    """The entity's declared attributes as plain values, absent ones None; ``DataMismatch`` for a value the
+    declaration cannot serve."""
     return {name: served_value(spec, item.get(name), f"{entity.name}.{name}") for name, spec in entity.declared.items()}
 
 
 def served_value(spec: Attribute, value: Any, where: str) -> Any:
     """A stored value as served: numbers as int or float, maps of a shape as dicts of served values, lists as
-    lists; a value of another type than declared is None, and logged."""
+    lists. A value the declaration cannot serve (of another type, an enum value outside the set) raises
+    ``DataMismatch`` naming ``where``; the caller adds the item's key."""
     if value is None:
         return None
     kind = spec.type
@@ -2220,15 +2265,14 @@ def served_value(spec: Attribute, value: Any, where: str) -> Any:
     if spec.text and isinstance(value, str):
         number = values.number_from_text(value)
         if number is None:
-            log.warning("%s holds %r, which is no number; served as null", where, value)
-            return None
+            raise DataMismatch(f"{where} holds {_shown_value(value)}, which is no number")
         value = number
     if not _has_type(value, kind):
-        log.warning("%s holds a %s where %s was declared; served as null", where, type(value).__name__, kind)
-        return None
+        raise DataMismatch(f"{where} holds {_kind_of(value)} {_shown_value(value)} where {kind} is declared")
     if spec.enum is not None and value not in spec.choices:
-        log.warning("%s holds %r, outside its enum; served as null", where, value)
-        return None
+        raise DataMismatch(
+            f"{where} holds {_shown_value(value)}, which is not one of its declared values {sorted(spec.choices)}"
+        )
     if kind == "INT":
         return int(value)
     if kind == "N":
@@ -2270,6 +2314,33 @@ def _has_type(value: object, kind: AttributeType) -> bool:
             return True
         case "BS":
             return values.is_binary_set(value)
+
+
+def _kind_of(value: Any) -> str:
+    """What a stored value is, in a message's words."""
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, Decimal):
+        return "a number"
+    if isinstance(value, dict):
+        return "a map"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, set | frozenset):
+        return "a set"
+    return "binary"
+
+
+def _shown_value(value: Any) -> str:
+    """A stored value in a message: short, whatever it holds."""
+    shown = repr(values.plain_json(value))
+    return shown if len(shown) <= 80 else shown[:77] + "..."
+
+
+def _shown(key: Mapping[str, Any]) -> str:
+    return " ".join(f"{name}={value!r}" for name, value in key.items())
 
 
 def parse_date(text: str) -> date | None:

@@ -23,6 +23,7 @@ from gateway.design.model import Collection, Entity, Item, Lookup, Model
 from gateway.dynamo import accounting, wire
 from gateway.dynamo.accounting import Ledger, current_round, next_round, reached
 from gateway.dynamo.store import BatchResult, Key, QueryRequest, QueryResult
+from gateway.errors import DataMismatch
 from gateway.execution import queries
 from gateway.execution.cursors import CursorCodec
 from gateway.execution.guard import Guard
@@ -72,6 +73,9 @@ class Page:
     """A filtered page that spent its read budget before it filled: where reading stopped, a position past the
     last member (before the first, read backwards), from which the next page reads on."""
     backward: bool = False
+    mismatch: DataMismatch | None = None
+    """An item among the page's that has a member's key but reads as no entity (``Model.mismatch``): the page
+    contradicts the table, and its field reports this rather than serve it short."""
 
     @property
     def start_cursor(self) -> str | None:
@@ -338,6 +342,7 @@ class Reader:
 
     def _recognise(self, items: list[Item]) -> list[_Read]:
         recognised, unreadable = self.recognised, wire.Unreadable
+        # ``_named`` written out: this runs for every item read.
         return [
             (item, recognised(item) if type(item) is not unreadable or self._identified(item) else None)
             for item in items
@@ -352,6 +357,10 @@ class Reader:
         found = self.model.recognise(item)
         self._recognised[id(item)] = (item, found)
         return found
+
+    def _named(self, item: Item) -> bool:
+        """Whether the item's key is valid text, as any item's is but an unreadable one's may not be."""
+        return type(item) is not wire.Unreadable or self._identified(item)
 
     def _identified(self, item: wire.Unreadable) -> bool:
         """Whether the item's key is valid text: one that is not names no object a client could ask for, so the
@@ -373,9 +382,14 @@ class Reader:
         members: list[Member] = []
         # Positions are text: a number or binary key's value is turned into it (text keys are as read).
         text = self.model.id_text if self.model.key_types else None
+        mismatch = None
         for item, found in read:
             entity, ids = _member_of(self.model, collection, item, found)
             if ids is None:
+                # Only what sorts inside the page: the item read past its end to tell whether more follow is not.
+                # An item whose key is not valid text names nothing: of unknown shape, never a mismatch.
+                if mismatch is None and len(members) < window.size and self._named(item):
+                    mismatch = _mismatch(self.model, collection, item, found)
                 continue
             if text is None:
                 position = {name: item[name] for name in fields}
@@ -391,11 +405,11 @@ class Reader:
             stopped = Member({}, {}, self._codec, binding, position)
         more = len(members) > window.size or stopped is not None
         cursor_given = window.cursor is not None
-        if window.backward:
-            # Read from the end: the members nearest the cursor came first.
-            page = members[window.size - 1 :: -1]
-            return Page(page, has_next=cursor_given, has_previous=more, round=round_, stopped=stopped, backward=True)
-        return Page(members[: window.size], has_next=more, has_previous=cursor_given, round=round_, stopped=stopped)
+        if window.backward:  # read from the end: the members nearest the cursor came first
+            page, has_next, has_previous = members[window.size - 1 :: -1], cursor_given, more
+        else:
+            page, has_next, has_previous = members[: window.size], more, cursor_given
+        return Page(page, has_next, has_previous, round_, stopped, backward=window.backward, mismatch=mismatch)
 
     def _decode_cursor(self, collection: Collection, parent_ids: Ids, cursor: str, argument: str) -> Key:
         binding = queries.binding(collection, parent_ids)
@@ -447,7 +461,8 @@ class Reader:
                 log.warning(
                     "%s: %d items of %s have the keys %r; none is served", lookup.name, len(found), entity.name, ids
                 )
-            return None
+                return None
+            return self._mismatched(entity, read if along is None else read[:1])
         item, recognised = found[0]
         assert recognised is not None
         full = recognised[1]
@@ -520,6 +535,19 @@ class Reader:
     def visible(self, entity: Entity, item: Item) -> bool:
         return self.guard.visible(entity, item)
 
+    def mismatch(self, entity: Entity, item: Item) -> DataMismatch | None:
+        """``Model.mismatch`` of an item read at ``entity``'s key, recognised once per request."""
+        return self.model.mismatch(entity, item, self.recognised(item))
+
+    def _mismatched(self, entity: Entity, read: list[_Read]) -> Item | None:
+        """The first item of ``read`` (found by a lookup) that has ``entity``'s table key and reads as no entity,
+        where the caller may see it: its key and error are served in place of the entity."""
+        for item, found in read:
+            ids = self.model.key_ids(entity, item)
+            if ids is not None and found is None and self.guard.permits_item(entity, ids):
+                return self._visible(entity, item)
+        return None
+
     def ids_of(self, entity: Entity, item: Item) -> dict[str, str] | None:
         """``Model.ids_of``, with the item recognised once per request (``recognised``)."""
         if entity.partition:
@@ -556,15 +584,18 @@ class Reader:
         except BaseException as error:
             page.set_exception(error)
             raise
-        parent = read[0][0] if read and _is(entity, read[0]) else None
-        members = read[1:] if parent is not None else read
-        page.set_result(self._make_page(collection, ids, members, window, current_round()))
         key = self._item_key(entity, ids)
-        if parent is None and collection.index is not None:
+        # The item at the parent's key, whatever it reads as: one that reads as no entity is the parent's field's
+        # DATA_MISMATCH (``Builder.object_of``), not a missing parent.
+        first = read[0][0] if read and self.model.item_key(read[0][0]) == key else None
+        parent = first if first is not None and _is(entity, read[0]) else None
+        members = read[1:] if first is not None else read
+        page.set_result(self._make_page(collection, ids, members, window, current_round()))
+        if first is None and collection.index is not None:
             # Any item may be absent from a secondary index (it lacks a key attribute there, DynamoDB's rule): a
             # parent the Query did not meet is read by its key, a round later, before it is taken for missing.
             return self._visible(entity, await self._load(key))
-        self._prime(key, parent, current_round())
+        self._prime(key, first, current_round())
         return self._visible(entity, parent)
 
 
@@ -589,6 +620,15 @@ def _member_of(
         return found[0], found[1]
     model.skipped(item, f"of none of {collection.name}'s kinds")
     return collection.members[0], None
+
+
+def _mismatch(model: Model, collection: Collection, item: Item, found: _Recognised) -> DataMismatch | None:
+    """``Model.mismatch`` of a page's item that is no member, against each of the collection's kinds."""
+    for entity in collection.members:
+        mismatch = model.mismatch(entity, item, found)
+        if mismatch is not None:
+            return mismatch
+    return None
 
 
 def _detach(future: asyncio.Future[Any]) -> Any:

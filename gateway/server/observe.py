@@ -14,7 +14,7 @@ import logging
 import os
 import re
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from gateway.dynamo.dataplane import Hooks
 
 access_log = logging.getLogger("tablegraph.access")
+mismatch_log = logging.getLogger("tablegraph.mismatch")
 
 _NAME = re.compile(r"[_A-Za-z][_0-9A-Za-z]{0,99}")
 _CODE = re.compile(r"[A-Za-z0-9_.]{1,64}")
@@ -69,6 +70,11 @@ DYNAMODB_ERRORS = Counter(
 )
 TASK_CRASHES = Counter(
     "tablegraph_task_crashes", "Crashes of long-running tasks (the stream relay), each restarted", ["task"]
+)
+DATA_MISMATCHES = Counter(
+    "tablegraph_data_mismatches",
+    "Items and stored values that contradict the declaration, each answered as a DATA_MISMATCH error, by entity",
+    ["entity"],
 )
 DYNAMODB_THROTTLES = Counter(
     "tablegraph_dynamodb_throttled_attempts", "DynamoDB attempts refused by throttling, retried or not", ["operation"]
@@ -152,12 +158,14 @@ _watch: ContextVar[Observation | None] = ContextVar("tablegraph_watch", default=
 def operation(execution: Executed) -> Iterator[None]:
     """Around one GraphQL operation: its span (when tracing) and, once it has run, its outcome on the watch."""
     watch = _watch.get()
-    if watch is None:
+    if watch is None:  # run outside a watched request (in process): its mismatches are counted all the same
         yield
+        mismatches(execution)
         return
     if watch.tracer is None:
         yield
         watch.record(execution)
+        mismatches(execution)
         return
     from opentelemetry.trace import SpanKind
 
@@ -171,6 +179,35 @@ def operation(execution: Executed) -> Iterator[None]:
             span.set_attribute("graphql.operation.name", done.name)
         if done.outcome != "ok":
             span.set_attribute("graphql.error.code", done.outcome)
+    mismatches(execution)
+
+
+def mismatches(execution: Executed) -> None:
+    """``report_mismatches`` of an operation's result."""
+    result = execution.result
+    report_mismatches(result.errors if result is not None else None, getattr(execution.context, "request_id", None))
+
+
+def report_mismatches(errors: Sequence[GraphQLError] | None, request_id: str | None) -> None:
+    """Count and log, with the request id, each DATA_MISMATCH error of a result: the table contradicts the
+    declaration, which its owners must hear of even when no client reports the error."""
+    if not errors:
+        return
+    for error in errors:
+        extensions = error.extensions or {}
+        if extensions.get("code") != "DATA_MISMATCH":
+            continue
+        entity = extensions.get("entity")
+        DATA_MISMATCHES.labels(entity if isinstance(entity, str) and _NAME.fullmatch(entity) else "other").inc()
+        line = {
+            "requestId": request_id,
+            "path": error.path,
+            "entity": entity,
+            "attribute": extensions.get("attribute"),
+            "key": extensions.get("key"),
+            "message": error.message,
+        }
+        mismatch_log.warning(json.dumps(line, ensure_ascii=False, default=str))
 
 
 def _operation_type(execution: Executed) -> str:

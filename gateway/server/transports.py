@@ -47,6 +47,7 @@ from gateway.execution.cursors import CursorCodec
 from gateway.execution.guard import Guard, Principal
 from gateway.live.fanout import Feed
 from gateway.live.shares import Key, Result, Run, Shares, Subscriber
+from gateway.server import observe
 from gateway.server.auth import AUTHORIZATION_HEADER
 from gateway.server.frontdoor import (
     FrontDoor,
@@ -588,7 +589,7 @@ class LiveEndpoint:
     ) -> AsyncGenerator[Result, None]:
         """Each result of ``operation``, serialised once: for all the members of ``run``, or for one caller."""
         request_id = uuid.uuid4().hex
-        live = Live(state.feed, self._settings, self._codec, run, _result)
+        live = Live(state.feed, self._settings, self._codec, run, _event)
         context = Context.of(
             state.store, self._settings, self._codec, guard, request_id, planner=self._planner, live=live
         )
@@ -789,6 +790,13 @@ def _result(result: ExecutionResult | GraphQLExecutionResult, request_id: str) -
     if isinstance(result, PreExecutionError) or (result.data is None and bool(result.errors)):
         return _final(body)
     return Result(encode(body).decode(), final=False)
+
+
+def _event(result: GraphQLExecutionResult, request_id: str) -> Result:
+    """``_result`` of a subscription's event, with its DATA_MISMATCH errors counted and logged: an event is executed
+    outside its operation's extensions, which count those of the operation's own result."""
+    observe.report_mismatches(result.errors, request_id)
+    return _result(result, request_id)
 
 
 def _body(result: ExecutionResult | GraphQLExecutionResult, request_id: str) -> dict[str, Any]:

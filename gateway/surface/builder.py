@@ -27,10 +27,10 @@ from gateway.design.model import (
     Item,
     Link,
     Shape,
-    attribute_values,
     served_value,
 )
 from gateway.design.naming import field_name, python_attribute
+from gateway.errors import DataMismatch
 from gateway.execution import queries, selection
 from gateway.execution.queries import Window
 from gateway.execution.reader import Member, Page, Reader
@@ -162,18 +162,26 @@ class Builder:
                 if value is None:  # served as null, whatever its type
                     out[attribute] = None
                     continue
-                if as_served is int:
-                    value = _integer(spec, value, where)
-                elif as_served is None or type(value) is not as_served:
-                    value = served_value(spec, value, where)
-                    if enum is not None and value is not None:
-                        value = enum(value)
-                    if shape is not None:
-                        value = self.shaped(shape, value)
+                try:  # free where nothing raises: a value of the declared type costs no more than before
+                    if as_served is int:
+                        value = _integer(spec, value, where)
+                    elif as_served is None or type(value) is not as_served:
+                        value = served_value(spec, value, where)
+                        if enum is not None and value is not None:
+                            value = enum(value)
+                        if shape is not None:
+                            value = self.shaped(shape, value)
+                except DataMismatch as mismatch:  # an error at its field, in place of a wrong null
+                    value = self._of_item(mismatch, entity, name, item)
                 out[attribute] = value
             return served_values(out, item, attributes)
 
         return values
+
+    def _of_item(self, mismatch: DataMismatch, entity: Entity, name: str, item: Item) -> DataMismatch:
+        """``mismatch``, raised by ``served_value``, with the entity, the stored attribute and the item's key."""
+        mismatch.extensions.update(entity=entity.name, attribute=name, key=self.model.json_key(item))
+        return mismatch
 
     def shaped(self, spec: Attribute, value: Any) -> Any:
         """A served map or list (``served_value``) as instances of its shapes' object types."""
@@ -294,12 +302,16 @@ class Builder:
         return make
 
     def object_of(self, reader: Reader, entity: Entity, item: Item | None) -> Any:
-        """The object of an item, built from the ids in the item itself; None for a missing or foreign item. The
-        request's reader recognises the item, once: the walk has most often done so already."""
+        """The object of an item read at ``entity``'s key, built from the ids in the item itself; None for a missing
+        item or another entity's. An item that has the entity's key and reads as no entity contradicts the
+        declaration: a ``DataMismatch``, which its field reports, in place of the object. The request's reader
+        recognises the item, once: the walk has most often done so already."""
         if item is None:
             return None
         ids = reader.ids_of(entity, item)
-        return None if ids is None else self.makers[entity.name](ids, item)
+        if ids is None:
+            return reader.mismatch(entity, item)
+        return self.makers[entity.name](ids, item)
 
     async def read(self, info: Info, entity: Entity, ids: Ids) -> Any:
         reader = info.context.reader
@@ -364,6 +376,8 @@ class Builder:
             # The arguments are read from the operation as the look-ahead read them: one reading of the page.
             window, ids = _window(info, collection, parent_ids)
             page = await info.context.reader.page(collection, ids, window)
+            if page.mismatch is not None:
+                raise page.mismatch
             # A range, like a level, reads part of the members: the parent's count is not theirs.
             counted = None if window.range is not None else hierarchy.counted(parent_ids, ids)
             return await answer(page, info, counted)
@@ -562,7 +576,12 @@ class Builder:
             item = await info.context.reader.get(parent, root._parent_ids)
             if item is None:
                 return None
-            count: int | None = attribute_values(parent, item)[counter]
+            try:
+                count: int | None = served_value(
+                    parent.declared[counter], item.get(counter), f"{parent.name}.{counter}"
+                )
+            except DataMismatch as mismatch:
+                raise self._of_item(mismatch, parent, counter, item) from None
             return count
 
         return total_count

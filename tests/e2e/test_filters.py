@@ -7,14 +7,17 @@ depth; these are the named cases, with their exact costs on the wire.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 
+from gateway import Attribute, Collection, Declaration, Entity, Index, KeyShape, Model
+from gateway.dynamo.store import table_definition
 from gateway.execution.queries import filter_limits
 from tests.support.contract import create_table
-from tests.support.gateway import Gateway
+from tests.support.gateway import Gateway, fill
 
 TICKETS = 60
 OPEN_EVERY = 10  # tickets 0, 10, 20, ... are open: 6 of 60
@@ -187,3 +190,51 @@ def test_explain_shows_every_query_a_filtered_page_may_send(graph: Gateway) -> N
     assert {one["filter"] for one in queries} == {"status = 'open'"}
     _, cost = _tickets(graph, first=3, where=OPEN)
     assert explained["calls"] >= cost["calls"] and explained["rounds"] >= cost["rounds"]
+
+
+SHELF = Entity("Shelf", {None: KeyShape.of("SHELF#{shelfId}", "INFO")}, {"Name": "S"})
+BOOK = Entity(
+    "Book",
+    {None: KeyShape.of("SHELF#{shelfId}", "ITEM#{bookId}")},
+    {"Status": Attribute("S", enum=("shelved", "lent")), "Title": "S"},
+)
+SHELVES = Declaration(
+    Model(
+        "shelves",
+        (Index(None, "PK", "SK"),),
+        (SHELF, BOOK),
+        (Collection("Shelf.books", SHELF, BOOK, filters=("Status", "Title")),),
+    )
+)
+
+
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "interpreted"])
+def test_a_filter_on_a_stored_name_that_starts_with_a_capital_is_applied(
+    dynamodb: Any, endpoint: str, gateway_factory: Callable[..., Gateway], compiled: bool
+) -> None:
+    """``Status`` is served as ``status``: the schema offered ``where: {status}`` and then refused it as unknown."""
+    name = f"filters-{uuid.uuid4().hex[:8]}"
+    dynamodb.create_table(TableName=name, **table_definition(SHELVES.model))
+    try:
+        fill(
+            endpoint,
+            name,
+            [
+                {"PK": "SHELF#s1", "SK": "INFO", "Name": "Top"},
+                {"PK": "SHELF#s1", "SK": "ITEM#b1", "Status": "lent", "Title": "Emma"},
+                {"PK": "SHELF#s1", "SK": "ITEM#b2", "Status": "shelved", "Title": "Ulysses"},
+                {"PK": "SHELF#s1", "SK": "ITEM#b3", "Status": "lent", "Title": "Ulysses"},
+            ],
+        )
+        with gateway_factory(name, declaration=SHELVES, compiled_execution=compiled) as shelves:
+            body = shelves.query(
+                '{ shelf(shelfId: "s1") { lent: books(where: {status: {eq: lent}}) { nodes { bookId status } }'
+                ' both: books(where: {status: {eq: lent}, title: {beginsWith: "Ul"}}) { nodes { bookId title } } } }'
+            )
+    finally:
+        dynamodb.delete_table(TableName=name)
+    assert "errors" not in body, body["errors"]
+    assert body["data"]["shelf"] == {
+        "lent": {"nodes": [{"bookId": "b1", "status": "lent"}, {"bookId": "b3", "status": "lent"}]},
+        "both": {"nodes": [{"bookId": "b3", "title": "Ulysses"}]},
+    }

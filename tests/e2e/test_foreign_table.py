@@ -50,7 +50,20 @@ def test_unknown_attributes_and_shapes_are_skipped_and_logged(
         '{ workspace(workspaceId: "w1") { displayName seatLimit projects(first: 2) { nodes { projectId title status } '
         "pageInfo { hasNextPage } } } }"
     )
-    assert "errors" not in body
+    # A title stored as a number is no title: an error at its field, not a null (it was served as null before).
+    assert body["errors"] == [
+        {
+            "message": "Project.title holds a number 4 where S is declared",
+            "locations": [{"line": 1, "column": 95}],
+            "path": ["workspace", "projects", "nodes", 0, "title"],
+            "extensions": {
+                "code": "DATA_MISMATCH",
+                "entity": "Project",
+                "attribute": "title",
+                "key": {"PK": "WS#w1", "SK": "PROJ#2026-0004"},
+            },
+        }
+    ]
     workspace = body["data"]["workspace"]
     assert workspace["displayName"] == "Foreign"
     assert workspace["seatLimit"] == 3
@@ -68,7 +81,6 @@ def test_unknown_attributes_and_shapes_are_skipped_and_logged(
         "2026-0001",
     ]
     assert "PROJ#2026-0002#draft" in caplog.text
-    assert "Project.title holds a Decimal where S was declared" in caplog.text
 
 
 def test_an_unknown_item_inside_a_combined_query_does_not_shorten_the_page(foreign: Gateway) -> None:
@@ -86,11 +98,19 @@ def test_links_and_edges_work_on_foreign_items(foreign: Gateway) -> None:
         ' student(studentId: "s1") { name year courses { edges { grade node { title credits } } } } }'
     )
     assert body["data"]["ticket"] == {"title": "T1", "user": {"name": "Ann", "organization": {"orgName": "acme"}}}
-    # A mistyped attribute is null, and a number that is not an integer is not squeezed into Int.
+    # A mistyped attribute, and a number that is not an integer (not squeezed into Int), are errors at their fields:
+    # they were served as null before.
     assert body["data"]["student"]["year"] is None
     edge = body["data"]["student"]["courses"]["edges"][0]
     assert edge["grade"] == "A"
     assert edge["node"] == {"title": "Chemistry", "credits": None}
+    assert {
+        (tuple(error["path"]), error["extensions"]["code"], error["extensions"]["attribute"])
+        for error in body["errors"]
+    } == {
+        (("student", "year"), "DATA_MISMATCH", "year"),
+        (("student", "courses", "edges", 0, "node", "credits"), "DATA_MISMATCH", "credits"),
+    }
 
 
 def test_items_of_other_shapes_around_the_members_cost_no_query_per_item(

@@ -79,7 +79,7 @@ class DataSet:
             for m, project in enumerate(projects):
                 items.append(
                     {"PK": f"WS#{ws}", "SK": f"PROJ#{project}", "title": f"Project {workspace}/{project}"}
-                    | {"status": ["active", "done"][m % 2], "createdBy": f"creator-{m}", "version": 1 + m % 3}
+                    | {"status": ["active", "paused"][m % 2], "createdBy": f"creator-{m}", "version": 1 + m % 3}
                 )
         tickets_of: dict[tuple[int, int], int] = {}
         for _, owner in self.tickets:

@@ -16,7 +16,7 @@ import pytest
 
 from gateway import Attribute, Collection, Declaration, Entity, Index, KeyShape, Link, Model
 from gateway.surface.graph import build
-from tests.support.gateway import Gateway, answered, serve_design
+from tests.support.gateway import Gateway, accounted, answered, serve_design
 from tests.support.mutations import mutate
 
 TABLE = Index(None, "PK", "SK")
@@ -51,9 +51,7 @@ def accounts(dynamodb: Any, endpoint: str, gateway_factory: Callable[..., Gatewa
     yield from serve_design(dynamodb, endpoint, gateway_factory, ACCOUNTS, ACCOUNT_ITEMS)
 
 
-def test_entities_that_share_a_key_shape_are_told_apart_by_their_discriminator(
-    accounts: tuple[Gateway, str], caplog: pytest.LogCaptureFixture
-) -> None:
+def test_entities_that_share_a_key_shape_are_told_apart_by_their_discriminator(accounts: tuple[Gateway, str]) -> None:
     gateway, _ = accounts
     data, cost = answered(
         gateway,
@@ -67,10 +65,23 @@ def test_entities_that_share_a_key_shape_are_told_apart_by_their_discriminator(
         "asUser": None,
     }
     assert cost == (1, 1)
-    caplog.set_level(logging.WARNING)
-    data, _ = answered(gateway, '{ users(names: ["bot", "old", "ann"]) { name } node(id: "VXNlciNib3Q") { id } }')
-    assert data == {"users": [None, None, {"name": "ann"}], "node": None}
-    assert "ACCOUNT#bot" in caplog.text and "ACCOUNT#old" in caplog.text
+    # At a user's key, an item whose discriminator is another value, or missing, is no user and no organization:
+    # the table contradicts the declaration, an error at its field (it was a silent null before).
+    body = gateway.query('{ users(names: ["bot", "old", "ann"]) { name } node(id: "VXNlciNib3Q") { id } }')
+    assert body["data"] == {"users": [None, None, {"name": "ann"}], "node": None}
+    assert _mismatches(body) == [
+        (["users", 0], "User", {"PK": "ACCOUNT#bot", "SK": "ACCOUNT#bot"}),
+        (["users", 1], "User", {"PK": "ACCOUNT#old", "SK": "ACCOUNT#old"}),
+        (["node"], "User", {"PK": "ACCOUNT#bot", "SK": "ACCOUNT#bot"}),
+    ]
+    assert "its EntityType holds 'robot' where the declaration has 'user'" in body["errors"][0]["message"]
+
+
+def _mismatches(body: dict[str, Any]) -> list[tuple[list[Any], str, dict[str, Any]]]:
+    """The DATA_MISMATCH errors of a response: their paths, entities and keys."""
+    errors = body.get("errors", [])
+    assert all(error["extensions"]["code"] == "DATA_MISMATCH" for error in errors), errors
+    return [(error["path"], error["extensions"]["entity"], error["extensions"]["key"]) for error in errors]
 
 
 def test_a_create_writes_the_discriminator_and_an_update_never_changes_another_entity(
@@ -153,11 +164,12 @@ def helpdesk(dynamodb: Any, endpoint: str, gateway_factory: Callable[..., Gatewa
 
 def test_an_item_without_a_sparse_index_keys_is_still_its_entity(helpdesk: tuple[Gateway, str]) -> None:
     gateway, _ = helpdesk
-    data, cost = answered(
-        gateway,
+    body = gateway.query(
         '{ tickets(ticketIds: ["t1", "t2", "t3"]) { ticketId agentId title agent { name } }'
         ' agent(agentId: "a1") { tickets(first: 5) { nodes { ticketId } pageInfo { hasNextPage } } } }',
     )
+    data, cost = body["data"], accounted(body)[:2]
+    assert "errors" not in body
     assert data["tickets"] == [
         {"ticketId": "t1", "agentId": "a1", "title": "assigned", "agent": {"name": "Ada"}},
         {"ticketId": "t2", "agentId": None, "title": "waiting for an agent", "agent": None},
@@ -543,11 +555,13 @@ def docs(dynamodb: Any, endpoint: str, gateway_factory: Callable[..., Gateway]) 
 
 def test_an_entity_with_two_shapes_in_one_index_is_recognised_in_either(docs: tuple[Gateway, str]) -> None:
     gateway, _ = docs
-    data, cost = answered(
-        gateway,
+    body = gateway.query(
         '{ docs(docIds: ["d1", "d2", "d3"]) { docId owner title }'
         ' owner(owner: "ann") { documents { nodes { docId } } copies { nodes { docId title } } } }',
     )
+    data, cost = body["data"], accounted(body)[:2]
+    # d3's index keys have neither of its declared shapes there: an error at its field, not a silent null.
+    assert _mismatches(body) == [(["docs", 2], "Doc", {"PK": "DOC#d3", "SK": "DOC"})]
     assert data["docs"] == [
         {"docId": "d1", "owner": "ann", "title": "original"},
         {"docId": "d2", "owner": "ann", "title": "a copy"},
@@ -655,7 +669,8 @@ def catalog(dynamodb: Any, endpoint: str, gateway_factory: Callable[..., Gateway
 
 def test_sets_json_and_numbers_kept_as_text_are_served_as_declared(catalog: tuple[Gateway, str]) -> None:
     gateway, _ = catalog
-    data, cost = answered(gateway, '{ products(productIds: ["1", "2"]) { tags sizes hashes details price stock } }')
+    body = gateway.query('{ products(productIds: ["1", "2"]) { tags sizes hashes details price stock } }')
+    data, cost = body["data"], accounted(body)[:2]
     assert data["products"] == [
         {
             "tags": ["cotton", "red"],
@@ -666,6 +681,11 @@ def test_sets_json_and_numbers_kept_as_text_are_served_as_declared(catalog: tupl
             "stock": 7,
         },
         {"tags": None, "sizes": None, "hashes": None, "details": None, "price": None, "stock": None},
+    ]
+    # A list where a string set is declared, text that is no number: errors at their fields, no longer silent nulls.
+    assert [(error["path"], error["extensions"]["attribute"], error["message"]) for error in body["errors"]] == [
+        (["products", 1, "tags"], "tags", "Product.tags holds a list ['a', 'list'] where SS is declared"),
+        (["products", 1, "price"], "Price", "Product.Price holds 'cheap', which is no number"),
     ]
     assert cost == (1, 1)
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -239,17 +238,20 @@ def test_a_value_outside_the_enum_is_refused(events: Gateway) -> None:
     assert error["extensions"]["code"] == "BAD_USER_INPUT", error
 
 
-def test_stored_values_outside_the_declaration_are_served_as_null(
-    events: Gateway, dynamodb: Any, fresh_table: str, caplog: pytest.LogCaptureFixture
+def test_stored_values_outside_the_declaration_are_errors_at_their_fields(
+    events: Gateway, dynamodb: Any, fresh_table: str
 ) -> None:
-    # Written by another tool: a date in another format and a kind the declaration does not know.
+    # Written by another tool: a date in another format and a kind the declaration does not know. They were served
+    # as null; a null the table contradicts is a wrong answer, so each is a DATA_MISMATCH at its field.
     item = {"PK": {"S": "EVENT#x"}, "SK": {"S": "EVENT"}, "on": {"S": "01/09/2026"}, "kind": {"S": "party"}}
     dynamodb.put_item(TableName=fresh_table, Item=item)
-    with caplog.at_level(logging.WARNING, logger="gateway.design.model"):
-        body = events.query('{ event(eventId: "x") { on kind } }')
-    assert body == {"data": {"event": {"on": None, "kind": None}}, "extensions": body["extensions"]}
-    assert any("outside its enum" in record.message for record in caplog.records)
-    assert any("where DATE was declared" in record.message for record in caplog.records)
+    body = events.query('{ event(eventId: "x") { eventId on kind } }')
+    assert body["data"] == {"event": {"eventId": "x", "on": None, "kind": None}}
+    assert [(error["path"], error["extensions"]["code"], error["message"]) for error in body["errors"]] == [
+        (["event", "on"], "DATA_MISMATCH", "Event.on holds text '01/09/2026' where DATE is declared"),
+        (["event", "kind"], "DATA_MISMATCH", body["errors"][1]["message"]),
+    ]
+    assert body["errors"][1]["message"].startswith("Event.kind holds 'party', which is not one of its declared values")
 
 
 def test_the_contract_data_serves_enrolment_dates(gateway: Gateway) -> None:

@@ -470,7 +470,8 @@ _NUMBER_TEXT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)
 def served(kind: AttributeKind, value: Any) -> Any:
     """A stored attribute as GraphQL serves it, decoded here on its own: a set as a list in its elements' order (text
     by code point, which is UTF-8 byte order; numbers by value; binary by bytes, each in base64), JSON with numbers as
-    numbers, a number kept as text as that number (null when the text is no number); absent is null."""
+    numbers, a number kept as text as that number (null when the text is no number, beside a DATA_MISMATCH error);
+    absent is null."""
     if value is None:
         return None
     if kind == "SS":

@@ -20,7 +20,7 @@ from gateway.design.model import (
     attribute_values,
 )
 from gateway.dynamo.accounting import Ledger, reached
-from gateway.errors import BadUserInput
+from gateway.errors import BadUserInput, DataMismatch
 from gateway.execution.cursors import CursorCodec
 from gateway.execution.queries import binding, members_query
 from schema.model import (
@@ -276,25 +276,34 @@ def test_the_item_collection_index_and_edge_strategies_are_declared_in_the_examp
     assert STUDENT_COURSES.target is COURSE and COURSE_STUDENTS.index == "GSI1"  # edges and the inverted index
 
 
-def test_a_binary_set_is_served_as_base64_in_byte_order_and_anything_else_as_null() -> None:
+def test_a_binary_set_is_served_as_base64_in_byte_order_and_anything_else_is_a_mismatch() -> None:
     """The wire decoding gives boto3's Binary, a write gives bytes: both read alike; a string set is no binary set."""
     entity = Entity("Blob", {None: KeyShape.of("B#{blobId}", "B")}, {"hashes": Attribute("BS")})
     assert attribute_values(entity, {"hashes": {Binary(b"\xff"), Binary(b"a"), b"\x00\x01"}}) == {
         "hashes": ["AAE=", "YQ==", "/w=="]
     }
-    assert attribute_values(entity, {"hashes": {"a", "b"}}) == {"hashes": None}
-    assert attribute_values(entity, {"hashes": b"a"}) == {"hashes": None}
+    with pytest.raises(DataMismatch) as text_set:
+        attribute_values(entity, {"hashes": {"a", "b"}})
+    assert str(text_set.value) == "Blob.hashes holds a set ['a', 'b'] where BS is declared"
+    with pytest.raises(DataMismatch) as one_binary:
+        attribute_values(entity, {"hashes": b"a"})
+    assert str(one_binary.value) == "Blob.hashes holds binary 'YQ==' where BS is declared"
+    assert attribute_values(entity, {}) == {"hashes": None}  # absent: null, no mismatch
 
 
 def test_a_number_kept_as_text_is_read_only_from_ascii_digits() -> None:
     """Found by the generated designs' reference: ``1_000`` and ``١٢`` were served as 1000 and 12, where the table's
-    other readers see no number; they are null now, like any other text that is no number."""
+    other readers see no number; they are a DATA_MISMATCH now, like any other text that is no number."""
     entity = Entity("Product", {None: KeyShape.of("p#{productId}", "p")}, {"Price": Attribute("N", text=True)})
 
     def price(text: str) -> object:
-        return attribute_values(entity, {"Price": text})["Price"]
+        try:
+            return attribute_values(entity, {"Price": text})["Price"]
+        except DataMismatch as mismatch:
+            return str(mismatch)
 
-    assert [price(text) for text in ("1_000", "\u0661\u0662", "NaN", "Infinity", "0x10", "")] == [None] * 6
+    texts = ("1_000", "\u0661\u0662", "NaN", "Infinity", "0x10", "")
+    assert [price(text) for text in texts] == [f"Product.Price holds {text!r}, which is no number" for text in texts]
     assert [price(text) for text in (" 7 ", "1e3", "-0", ".5", "5.", "9.99")] == [7, 1000, 0, 0.5, 5, 9.99]
 
 

@@ -10,9 +10,20 @@ import strawberry
 from graphql import get_introspection_query, graphql_sync
 
 from gateway.design.declaration import Declaration
-from gateway.design.model import Attribute, Collection, Entity, Index, KeyShape, Link, Model, Shape, attribute_values
+from gateway.design.model import (
+    Attribute,
+    Collection,
+    Entity,
+    Index,
+    KeyShape,
+    Link,
+    Model,
+    Shape,
+    served_value,
+)
 from gateway.design.naming import python_attribute
 from gateway.dynamo.wire import Unreadable
+from gateway.errors import DataMismatch
 from gateway.surface.builder import Builder
 from gateway.surface.graph import build
 from gateway.surface.inputs import plain_attributes
@@ -133,11 +144,11 @@ CRATE_ITEMS: list[dict[str, Any]] = [
         "price": "3.20",
         "packed": "2026-11-24",
         "spot": {"row": Decimal(2), "side": "left"},
-        "spots": [{"row": Decimal(1), "side": "right"}, {"row": "x", "side": "up"}],
+        "spots": [{"row": Decimal(1), "side": "right"}, {"row": Decimal(3), "side": "left"}],
         "tags": {"red", "fresh"},
         "extra": {"a": [Decimal(1), "b"]},
     },
-    # Every value of another type than declared, or outside its enum: each is served as null.
+    # Every value of another type than declared, or outside its enum: each is a DATA_MISMATCH error.
     {
         "label": Decimal(7),
         "kind": "metal",
@@ -152,6 +163,8 @@ CRATE_ITEMS: list[dict[str, Any]] = [
     },
     {"label": None, "sealed": False, "kind": None},
     {},
+    # A value deep in a list of maps: the whole attribute is the error, its message says where.
+    {"spots": [{"row": Decimal(1), "side": "right"}, {"row": "x", "side": "up"}]},
 ]
 
 
@@ -166,11 +179,16 @@ def _crate_builder() -> Builder:
 
 
 def _one_by_one(builder: Builder, entity: Entity, names: list[str], item: dict[str, Any]) -> dict[str, Any]:
-    """The values as each attribute's declaration serves it, decided for this one item: the oracle."""
-    values = attribute_values(entity, item)
-    out = {}
+    """The values as each attribute's declaration serves it, decided for this one item: the oracle. A value the
+    declaration cannot serve is a DATA_MISMATCH error."""
+    out: dict[str, Any] = {}
     for name in names:
-        value, spec = values[name], entity.declared[name]
+        spec = entity.declared[name]
+        try:
+            value = served_value(spec, item.get(name), f"{entity.name}.{name}")
+        except DataMismatch as mismatch:
+            out[name] = mismatch
+            continue
         enum = builder.enums.get((entity.name, name))
         if enum is not None and value is not None:
             value = enum(value)
@@ -178,12 +196,21 @@ def _one_by_one(builder: Builder, entity: Entity, names: list[str], item: dict[s
     return served_values(out, item)
 
 
-@pytest.mark.parametrize("stored", CRATE_ITEMS, ids=["typed", "mistyped", "nulls", "empty"])
+@pytest.mark.parametrize("stored", CRATE_ITEMS, ids=["typed", "mistyped", "nulls", "empty", "nested"])
 def test_an_items_values_are_served_as_each_declaration_says(stored: dict[str, Any]) -> None:
     builder = _crate_builder()
     names = [name for name, _ in plain_attributes(CRATE)]
     item = {"PK": "CRATE#c1", "SK": "META", **stored}
-    assert builder.values_of(CRATE, names)(item) == _one_by_one(builder, CRATE, names, item)
+    served = builder.values_of(CRATE, names)(item)
+    assert _comparable(served) == _comparable(_one_by_one(builder, CRATE, names, item))
+    for name, value in served.items():
+        if isinstance(value, DataMismatch):  # the field's error names what the table holds, and where
+            assert value.extensions == {
+                "code": "DATA_MISMATCH",
+                "entity": "Crate",
+                "attribute": name,
+                "key": {"PK": "CRATE#c1", "SK": "META"},
+            }
     # An item holding what a response cannot carry: those values are errors, the others are served.
     unreadable = Unreadable(item, ["label", "spot"])
     served = builder.values_of(CRATE, names)(unreadable)
