@@ -180,19 +180,25 @@ def layout(pattern: str, separator: str, stops: str) -> Layout:
 
 @dataclass(frozen=True)
 class _Chars:
-    """A set of characters: ``only`` these (None: any), but none of ``but``."""
+    """A set of characters: ``only`` these (None: any), but none of ``but``, and of those only the ones each case in
+    ``cases`` leaves as they are (a folded field's text: ``{id:lower}`` holds no capital)."""
 
     only: frozenset[str] | None
     but: frozenset[str] = frozenset()
+    cases: frozenset[Case] = frozenset()
 
     def __and__(self, other: _Chars) -> _Chars:
+        cases = self.cases | other.cases
         if self.only is None and other.only is None:
-            return _Chars(None, self.but | other.but)
+            # Never empty: digits and most punctuation have no case.
+            return _Chars(None, self.but | other.but, cases)
         if self.only is None or other.only is None:
             only = self.only or other.only or frozenset()
         else:
             only = self.only & other.only
-        return _Chars(only - self.but - other.but)
+        return _Chars(
+            frozenset(char for char in only if all(fold(char, case) == char for case in cases)) - self.but - other.but
+        )
 
     @property
     def empty(self) -> bool:
@@ -216,7 +222,8 @@ def _steps(layout: Layout, stops: str) -> list[_Step]:
             out += [(_Chars(frozenset("-")) if char == "-" else _DIGIT_CHARS, False) for char in "0000-00-00"]
         elif segment is not None:
             numeric = segment.width is not None or segment.name == SHARD_NAME
-            out.append((_DIGIT_CHARS if numeric else _Chars(None, frozenset(stops)), True))
+            cases = frozenset([segment.case] if segment.case is not None else [])
+            out.append((_DIGIT_CHARS if numeric else _Chars(None, frozenset(stops), cases), True))
     return out
 
 

@@ -4,7 +4,11 @@ Nothing here imports the gateway: a design is entities with key templates (liter
 zero-padded numbers, dates; ``#`` or other separators; prefixes glued to a field), optional discriminators, sparse
 GSI keys, shared key shapes, and one-to-many collections in a shared partition or in a GSI, some under a parent that
 has no item of its own; links that read their target's ids from source fields of other names (roles); attributes
-stored as sets, free-form JSON and numbers kept as text. The reference decides which designs are ambiguous (two
+stored as sets, free-form JSON and numbers kept as text. With ``values``, key values as model libraries write them:
+ids folded to lower or upper case in every key (their case kept, or not, in a stored copy named like the id),
+constant attributes on every item of an entity (ElectroDB's ``__edb_e__``/``__edb_v__``) with items of the same key
+shape that lack one or hold another value (another version), and enums whose stored values are no GraphQL names
+(``in-progress``, ``2fa``). The reference decides which designs are ambiguous (two
 entities whose table keys can be the same item and no discriminator tells apart; links that cannot tell which item
 they mean), recognises items, decodes stored attributes on its own, and answers lookups, links, collection pages both
 ways and ranges over a date or padded-number sort segment.
@@ -29,9 +33,10 @@ from hypothesis import strategies as st
 Item = dict[str, Any]
 Value = str | int | date
 Kind = Literal["id", "num", "date"]
-AttributeKind = Literal["S", "N", "SS", "NS", "BS", "JSON", "NTEXT"]
+Case = Literal["lower", "upper"]
+AttributeKind = Literal["S", "N", "SS", "NS", "BS", "JSON", "NTEXT", "ENUM", "NAMED_ENUM"]
 """How an attribute is stored: text, a number, a string, number or binary set, free-form JSON (an open map, a list,
-...), or a number kept as text (``"Price": "100"``)."""
+...), a number kept as text (``"Price": "100"``), or text of an enum (``ENUMS``)."""
 
 _DATE = r"[1-9][0-9]{3}-(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])"
 """A date as the designs write it: days 29 to 31 are left out, so that every string of this shape is a date."""
@@ -56,6 +61,19 @@ ROLES = ("owner", "member", "author")
 """Words for the fields a link reads its target's ids from, when they are not the target's own names."""
 HEADS = ("A", "AB", "B", "C", "D", "ITEM", "META", "NOTE", "ORG", "PROJ", "TASK", "USER", "WS", "ord", "p", "sh", "shp")
 """Words today's designs give each template's head, one per template: enough for four entities."""
+ENUMS: dict[AttributeKind, tuple[str, dict[str, str], dict[str, str]]] = {
+    "ENUM": ("stage", {}, {"draft": "draft", "in-review": "in_review", "2fa": "_2fa", "on hold": "on_hold"}),
+    "NAMED_ENUM": (
+        "status",
+        {"2fa": "TWO_FACTOR"},
+        {"open": "open", "in-progress": "in_progress", "2fa": "TWO_FACTOR"},
+    ),
+}
+"""Enum attributes: the attribute, the GraphQL names the declaration gives (``enum_names``), and the name each
+stored value is served as, written out here: a value that is a GraphQL name as it is, others with their runs of other
+characters as ``_`` and a ``_`` before a leading digit, unless the declaration names them."""
+CONSTANTS = ("__edb_e__", "__edb_v__")
+"""The constant attributes an entity may hold (ElectroDB's entity name and version)."""
 
 
 # --- templates --------------------------------------------------------------------------------------------------------
@@ -63,10 +81,12 @@ HEADS = ("A", "AB", "B", "C", "D", "ITEM", "META", "NOTE", "ORG", "PROJ", "TASK"
 
 @dataclass(frozen=True)
 class Slot:
-    """Where a field's value goes in a key: a number is written plain or zero-padded to ``pad`` digits."""
+    """Where a field's value goes in a key: a number is written plain or zero-padded to ``pad`` digits, an id as
+    given or folded to a ``case``."""
 
     field: str
     pad: int = 0
+    case: Case | None = None
 
 
 Part = str | Slot
@@ -105,7 +125,9 @@ class Template:
     def text(self) -> str:
         """The template as a declaration might spell it: ``ORD#{orderId:05}``."""
         return "".join(
-            part if isinstance(part, str) else "{" + part.field + (f":0{part.pad}" if part.pad else "") + "}"
+            part
+            if isinstance(part, str)
+            else "{" + part.field + (f":0{part.pad}" if part.pad else f":{part.case}" if part.case else "") + "}"
             for part in self.parts
         )
 
@@ -123,6 +145,8 @@ class Template:
             return None
         out: dict[str, Value] = {}
         for slot, text in zip(self.slots, match.groups(), strict=True):
+            if slot.case is not None and fold(text, slot.case) != text:
+                return None  # not what the template writes: it writes every id of that slot folded
             value = _read(text, kinds[slot.field])
             if out.setdefault(slot.field, value) != value:
                 return None
@@ -134,7 +158,11 @@ def _write(slot: Slot, value: Value) -> str:
         return value.isoformat()
     if isinstance(value, int):
         return f"{value:0{slot.pad}d}" if slot.pad else str(value)
-    return value
+    return value if slot.case is None else fold(value, slot.case)
+
+
+def fold(text: str, case: Case) -> str:
+    return text.lower() if case == "lower" else text.upper()
 
 
 def _slot_regex(slot: Slot, kind: Kind, separator: str) -> str:
@@ -174,7 +202,10 @@ class EntityDesign:
     attribute (None: none), the indexes whose keys its items carry only sometimes, and plain attributes.
 
     A ``virtual`` entity has no item of its own: it is the partition its members share (the Online Shop's order, whose
-    partition holds its lines, invoice and shipments); only its partition key template means anything."""
+    partition holds its lines, invoice and shipments); only its partition key template means anything.
+
+    ``constants`` are attributes every item of the entity holds besides its discriminator; ``copies`` the ids its keys
+    fold whose case its items keep in an attribute named like the id (ElectroDB's ``storeId: "Portland HQ"``)."""
 
     name: str
     keys: Mapping[str | None, KeyPair]
@@ -182,6 +213,8 @@ class EntityDesign:
     sparse: frozenset[str] = frozenset()
     attributes: Mapping[str, AttributeKind] = field(default_factory=dict)
     virtual: bool = False
+    constants: Mapping[str, str] = field(default_factory=dict)
+    copies: frozenset[str] = frozenset()
 
     @property
     def ids(self) -> tuple[str, ...]:
@@ -244,6 +277,23 @@ class Design:
     def entity(self, name: str) -> EntityDesign:
         return next(entity for entity in self.entities if entity.name == name)
 
+    def identity(self, entity: EntityDesign) -> dict[str, str]:
+        """The attributes every item of ``entity`` holds with one value: its discriminator and its constants."""
+        told = {} if entity.discriminator is None else {self.type_attribute: entity.discriminator}
+        return {**told, **entity.constants}
+
+    @property
+    def folded(self) -> dict[str, Case]:
+        """The fields written folded, and to which case: one field is folded alike in every key that holds it."""
+        return {
+            slot.field: slot.case
+            for entity in self.entities
+            for pair in entity.keys.values()
+            for template in (pair.pk, pair.sk)
+            for slot in template.slots
+            if slot.case is not None
+        }
+
     def attribute_names(self, index: str | None) -> tuple[str, str]:
         return self.table_keys if index is None else self.indexes[index]
 
@@ -298,6 +348,8 @@ def _automaton(
             at = chain(at, list(part))
         elif kinds[part.field] == "id":
             chars = universe - {TODAY_SEPARATOR, template.separator}
+            if part.case is not None:
+                chars = frozenset(char for char in chars if fold(char, part.case) == char)
             at = chain(at, [chars])
             states[at].append((chars, at))
         elif kinds[part.field] == "num" and part.pad:
@@ -347,8 +399,10 @@ def _all_chars(templates: Sequence[Template]) -> frozenset[str]:
     return frozenset("".join(part for template in templates for part in template.parts if isinstance(part, str)))
 
 
-def told_apart(a: EntityDesign, b: EntityDesign) -> bool:
-    return a.discriminator is not None and b.discriminator is not None and a.discriminator != b.discriminator
+def told_apart(design: Design, a: EntityDesign, b: EntityDesign) -> bool:
+    """Whether an attribute both entities' items hold with one value each tells them apart."""
+    mine, theirs = design.identity(a), design.identity(b)
+    return any(name in theirs and theirs[name] != value for name, value in mine.items())
 
 
 def shared_table_key(design: Design, a: EntityDesign, b: EntityDesign) -> tuple[str, str] | None:
@@ -371,7 +425,7 @@ def ambiguities(design: Design) -> list[tuple[str, str, tuple[str, str]]]:
     for i, a in enumerate(stored):
         for b in stored[i + 1 :]:
             key = shared_table_key(design, a, b)
-            if key is not None and not told_apart(a, b):
+            if key is not None and not told_apart(design, a, b):
                 out.append((a.name, b.name, key))
     return out
 
@@ -401,13 +455,14 @@ def link_ambiguities(design: Design) -> list[tuple[str, str]]:
 
 def table_values(design: Design, entity: EntityDesign, item: Item) -> dict[str, Value] | None:
     """The values an item's table key and type attribute give if it has ``entity``'s shape: what identifies it."""
-    return values_of(design, EntityDesign(entity.name, {None: entity.keys[None]}, entity.discriminator), item)
+    return values_of(design, replace(entity, keys={None: entity.keys[None]}), item)
 
 
 def values_of(design: Design, entity: EntityDesign, item: Item) -> dict[str, Value] | None:
-    """The item's values if it is an ``entity``: its table key parses, its discriminator matches, and each index key
-    it declares is there (unless sparse) and agrees; None otherwise."""
-    if entity.discriminator is not None and item.get(design.type_attribute) != entity.discriminator:
+    """The item's values if it is an ``entity``: its table key parses, it holds the entity's discriminator and each of
+    its constants, and each index key it declares is there (unless sparse) and agrees; None otherwise. Folded ids are
+    as the keys hold them."""
+    if any(item.get(name) != value for name, value in design.identity(entity).items()):
         return None
     values: dict[str, Value] = {}
     for index, pair in entity.keys.items():
@@ -451,8 +506,7 @@ def make_item(
         pk_name, sk_name = design.attribute_names(index)
         item[pk_name] = pair.pk.format(values)
         item[sk_name] = pair.sk.format(values)
-    if entity.discriminator is not None:
-        item[design.type_attribute] = entity.discriminator
+    item.update(design.identity(entity))
     for name, kind in entity.attributes.items():
         if kind == "S":
             item[name] = f"{entity.name}:{name}:{item[design.table_keys[1]]}"
@@ -470,10 +524,12 @@ _NUMBER_TEXT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)
 def served(kind: AttributeKind, value: Any) -> Any:
     """A stored attribute as GraphQL serves it, decoded here on its own: a set as a list in its elements' order (text
     by code point, which is UTF-8 byte order; numbers by value; binary by bytes, each in base64), JSON with numbers as
-    numbers, a number kept as text as that number (null when the text is no number, beside a DATA_MISMATCH error);
-    absent is null."""
+    numbers, a number kept as text as that number (null when the text is no number, beside a DATA_MISMATCH error),
+    an enum's text by its GraphQL name; absent is null."""
     if value is None:
         return None
+    if kind in ENUMS:
+        return ENUMS[kind][2][value]
     if kind == "SS":
         return sorted(value, key=lambda text: text.encode())
     if kind == "NS":
@@ -512,27 +568,43 @@ class Page:
 
 
 class Reference:
-    """Answers over the items of one unambiguous design."""
+    """Answers over the items of one unambiguous design; items of no entity (``strays``) are never served."""
 
     def __init__(self, design: Design, items: Sequence[Item]) -> None:
         self.design = design
         self.items = list(items)
         self.of: dict[int, tuple[str, dict[str, Value]]] = {}
+        self.strays: list[Item] = []
         for n, item in enumerate(self.items):
-            (name,) = recognise(design, item)
+            found = recognise(design, item)
+            if not found:
+                self.strays.append(item)
+                continue
+            (name,) = found
             values = values_of(design, design.entity(name), item)
             assert values is not None
             self.of[n] = (name, values)
 
     def ids(self, item: Item) -> dict[str, Value]:
+        """The item's ids as served: a folded id from the copy its entity keeps of it, when the item holds one that
+        folds to the key's value; otherwise as the key holds it."""
         name, values = self.of[self.items.index(item)]
-        return {field: values[field] for field in self.design.entity(name).ids}
+        entity = self.design.entity(name)
+        out = {one: values[one] for one in entity.ids}
+        for one, case in self.design.folded.items():
+            copy = item.get(one)
+            if one in entity.copies and one in out and isinstance(copy, str) and fold(copy, case) == out[one]:
+                out[one] = copy
+        return out
 
     def lookup(self, entity: str, ids: Mapping[str, Value]) -> Item | None:
+        """The entity's item with those ids, given in any case where its keys fold them."""
+        folded = self.design.folded
+        ids = {k: fold(v, folded[k]) if k in folded and isinstance(v, str) else v for k, v in ids.items()}
         found = [
             item
             for n, item in enumerate(self.items)
-            if self.of[n][0] == entity and all(self.of[n][1][k] == v for k, v in ids.items())
+            if n in self.of and self.of[n][0] == entity and all(self.of[n][1][k] == v for k, v in ids.items())
         ]
         assert len(found) <= 1, f"two {entity} items with ids {ids}"
         return found[0] if found else None
@@ -549,6 +621,13 @@ class Reference:
     def instances(self, entity: str) -> list[dict[str, Value]]:
         return [values for name, values in self.of.values() if name == entity]
 
+    def strays_shaped_like(self, entity: str) -> list[dict[str, Value]]:
+        """The table-key values of items of no entity whose table key has ``entity``'s shape, as their keys hold them
+        (another version's; one whose key holds an id in a case its template does not write)."""
+        shape = replace(unfolded(self.design.entity(entity)), discriminator=None, constants={})
+        found = [table_values(self.design, shape, item) for item in self.strays]
+        return [values for values in found if values is not None]
+
     def parents(self, collection: CollectionDesign) -> list[dict[str, Value]]:
         """The parents to ask a collection of: the parent's items, or for a virtual parent the partitions its members
         name (it has no item to find them by)."""
@@ -562,6 +641,14 @@ class Reference:
             if all(name in values for name in fields)  # a sparse member outside the index names no partition
         ]
         return [dict(one) for one in dict.fromkeys(tuple(sorted(one.items())) for one in found)]
+
+    def strays_among(self, collection: CollectionDesign, parent: Mapping[str, Value]) -> bool:
+        """Whether items of no entity sit in the partition the collection's members are read from for ``parent``:
+        a Query reads them too, so they may take places its Limit keeps for members."""
+        pair = self.design.entity(collection.member).keys[collection.index]
+        pk_name = self.design.attribute_names(collection.index)[0]
+        partition = pair.pk.format(parent)
+        return any(item.get(pk_name) == partition for item in self.strays)
 
     def range_slot(self, collection: CollectionDesign) -> Slot | None:
         """The slot a range of the collection's members is read by, when its sort key is literal text and then one
@@ -590,7 +677,8 @@ class Reference:
         found = [
             item
             for n, item in enumerate(self.items)
-            if self.of[n][0] == member.name
+            if n in self.of
+            and self.of[n][0] == member.name
             and pk_name in item
             and all(self.of[n][1][name] == parent[name] for name in pair.pk.fields)
         ]
@@ -631,9 +719,15 @@ class Reference:
 
 @st.composite
 def _template(
-    draw: st.DrawFn, fields: Sequence[str], kinds: Mapping[str, Kind], today: bool, lead: str | None = None
+    draw: st.DrawFn,
+    fields: Sequence[str],
+    kinds: Mapping[str, Kind],
+    today: bool,
+    lead: str | None = None,
+    cases: Mapping[str, Case] | None = None,
 ) -> Template:
-    """A template holding ``fields`` in order, each after a literal word (glued, or with a separator in between)."""
+    """A template holding ``fields`` in order, each after a literal word (glued, or with a separator in between),
+    folded where ``cases`` says."""
     separator = TODAY_SEPARATOR if today else draw(st.sampled_from(TODAY_SEPARATOR + OTHER_SEPARATORS))
     parts: list[Part] = []
     words = draw(st.lists(st.sampled_from(WORDS), min_size=len(fields), max_size=len(fields)))
@@ -643,7 +737,7 @@ def _template(
         glued = not today and draw(st.booleans())
         parts.append(("" if n == 0 else separator) + word + ("" if glued else separator))
         pad = draw(st.sampled_from((0, 3, 5))) if kinds[name] == "num" else 0
-        parts.append(Slot(name, pad))
+        parts.append(Slot(name, pad, (cases or {}).get(name)))
     if not fields:
         parts.append(lead or draw(st.sampled_from(WORDS)))
     return Template(tuple(parts))
@@ -657,17 +751,24 @@ def designs(
     links: bool = False,
     link_mistakes: bool = False,
     stored_types: bool = False,
+    values: bool = False,
 ) -> Design:
     """A design of 2 to 4 entities: roots keyed by their own id, each member in a collection of an earlier entity,
     in the parent's partition or in a GSI; with ``today``, in the space today's declaration can express, where every
     template starts with a word of its own unless ``clash`` draws them from three (so that some designs are
     ambiguous). ``links`` adds links that read their target by role (``_links``), ``link_mistakes`` sometimes one
-    that cannot tell which item it means, and ``stored_types`` attributes stored as sets, JSON and numbers as text."""
+    that cannot tell which item it means, ``stored_types`` attributes stored as sets, JSON and numbers as text, and
+    ``values`` ids folded in every key that holds them (some kept in copies), constants and enums (``_values``)."""
     count = draw(st.integers(2, 4))
     names = [f"E{n}" for n in range(count)]
     kinds: dict[str, Kind] = {}
+    cases: dict[str, Case] = {}
     for name in names:
-        kinds[f"{name.lower()}Id"] = "id" if today else draw(st.sampled_from(("id", "id", "num", "date")))
+        own = f"{name.lower()}Id"
+        kinds[own] = "id" if today else draw(st.sampled_from(("id", "id", "num", "date")))
+        case = draw(st.sampled_from((None, "lower", "lower", "upper"))) if values and kinds[own] == "id" else None
+        if case is not None:
+            cases[own] = case
     table_keys = draw(st.sampled_from((("PK", "SK"), ("pk", "sk"))))
     gsi = draw(st.sampled_from((("GSI1PK", "GSI1SK"), ("GSI1-PK", "GSI1-SK"))))
     unique = iter(draw(st.permutations(HEADS)))
@@ -695,45 +796,79 @@ def designs(
                 # The shape of an earlier root, told apart by discriminators (unless one of them has none).
                 other = roots[draw(st.integers(0, len(roots) - 1))]
                 kinds[own] = kinds[f"{other.name.lower()}Id"]
+                if f"{other.name.lower()}Id" in cases:
+                    cases[own] = cases[f"{other.name.lower()}Id"]
+                else:
+                    cases.pop(own, None)
                 pk, sk = (_renamed(template, own) for template in (other.keys[None].pk, other.keys[None].sk))
                 if other.discriminator is None and draw(st.integers(0, 3)) > 0:
                     entities[entities.index(other)] = replace(other, discriminator=other.name)
                 discriminator = None if draw(st.integers(0, 3)) == 0 else name
             else:
                 self_keyed = not today and draw(st.booleans())
-                pk = draw(_template([own], kinds, today, head()))
-                sk = pk if self_keyed else draw(_template([], kinds, today, head()))
+                pk = draw(_template([own], kinds, today, head(), cases))
+                sk = pk if self_keyed else draw(_template([], kinds, today, head(), cases))
             virtual = not today and draw(st.integers(0, 2)) == 0
             entity = EntityDesign(name, {None: KeyPair(pk, sk)}, discriminator, attributes=attributes, virtual=virtual)
-            entities.append(entity)
+            entities.append(draw(_values(entity)) if values and not virtual else entity)
             continue
         members.add(name)
         via_gsi = draw(st.booleans())
         parent_pair = parent.keys[None]
         if not via_gsi and parent.name not in members:
-            keys = {None: KeyPair(parent_pair.pk, draw(_template([own], kinds, today, head())))}
+            keys = {None: KeyPair(parent_pair.pk, draw(_template([own], kinds, today, head(), cases)))}
             collections.append(
                 CollectionDesign(f"{parent.name}.{name.lower()}s", parent.name, name, None, draw(st.booleans()))
             )
         else:
-            pk = draw(_template([own], kinds, today, head()))
-            sk = draw(_template([], kinds, today, head()))
+            pk = draw(_template([own], kinds, today, head(), cases))
+            sk = draw(_template([], kinds, today, head(), cases))
             # A second member of one parent in GSI1 may share its partition: variant shapes in one index partition.
             shared = gsi_partitions.get(parent.name)
             if shared is not None and draw(st.booleans()):
                 gsi_pk = shared
             else:
-                gsi_pk = draw(_template(list(parent.ids), kinds, today, head()))
+                gsi_pk = draw(_template(list(parent.ids), kinds, today, head(), cases))
                 gsi_partitions[parent.name] = gsi_pk
-            gsi_sk = draw(_template([own], kinds, today, head()))
+            gsi_sk = draw(_template([own], kinds, today, head(), cases))
             keys = {None: KeyPair(pk, sk), "GSI1": KeyPair(gsi_pk, gsi_sk)}
             collections.append(
                 CollectionDesign(f"{parent.name}.{name.lower()}s", parent.name, name, "GSI1", draw(st.booleans()))
             )
         sparse = frozenset({"GSI1"}) if "GSI1" in keys and not today and draw(st.booleans()) else frozenset()
-        entities.append(EntityDesign(name, keys, discriminator, sparse, attributes))
+        entity = EntityDesign(name, keys, discriminator, sparse, attributes)
+        entities.append(draw(_values(entity)) if values else entity)
     design = Design(table_keys, {"GSI1": gsi}, kinds, tuple(entities), tuple(collections))
     return draw(_links(design, link_mistakes)) if links else design
+
+
+@st.composite
+def _values(draw: st.DrawFn, entity: EntityDesign) -> EntityDesign:
+    """The entity with constants (none, its name, its version, or both), copies of some of the ids its keys fold, and
+    enum attributes."""
+    constants = draw(st.sampled_from(((), CONSTANTS[:1], CONSTANTS, CONSTANTS[1:])))
+    folded = [slot.field for template in (entity.keys[None].pk, entity.keys[None].sk) for slot in template.slots]
+    folded = [name for name in dict.fromkeys(folded) if _slot_case(entity, name) is not None]
+    enums = draw(st.lists(st.sampled_from(sorted(ENUMS)), max_size=2, unique=True))
+    return replace(
+        entity,
+        constants={name: entity.name.lower() if name == "__edb_e__" else "1" for name in constants},
+        copies=frozenset(draw(st.lists(st.sampled_from(folded), unique=True)) if folded else ()),
+        attributes={**entity.attributes, **{ENUMS[kind][0]: kind for kind in enums}},
+    )
+
+
+def _slot_case(entity: EntityDesign, field: str) -> Case | None:
+    return next(
+        (
+            slot.case
+            for pair in entity.keys.values()
+            for template in (pair.pk, pair.sk)
+            for slot in template.slots
+            if slot.field == field
+        ),
+        None,
+    )
 
 
 @st.composite
@@ -776,7 +911,8 @@ def _links(draw: st.DrawFn, design: Design, mistakes: bool) -> Design:
             kinds[role] = kinds[name]
             roles[name] = role
             pair = entities[source].keys[None]
-            sk = _appended(pair.sk, f"#{role[:-2].upper()}#", Slot(role))
+            # The role folds as the target's id does: a key that keeps its case would get a folded id from the source.
+            sk = _appended(pair.sk, f"#{role[:-2].upper()}#", Slot(role, case=design.folded.get(name)))
             entities[source] = replace(entities[source], keys={**entities[source].keys, None: KeyPair(pair.pk, sk)})
         made.append(LinkDesign(f"{source}.link{k}", source, target, roles))
     if mistakes and order and draw(st.booleans()):  # a design whose entities are all partitions has no link
@@ -871,7 +1007,9 @@ def data(draw: st.DrawFn, design: Design) -> list[tuple[str, Item]]:
     """Items for a design: a few of each root, members for each collection's parents (some parents get none),
     some sparse members outside their index; ids unique within each entity, and an item whose table key another
     entity's item already holds (entities of one shape share their ids' namespace) is not made. Each item comes with
-    its entity."""
+    its entity, or with "" for an item of no entity: one of an entity's key shape that holds another value of one of
+    its constants or lacks it, or whose key holds an id in another case than its template folds to (``_strays``).
+    Copies of folded ids mostly hold the id as given, sometimes nothing or another id."""
     items: list[tuple[str, Item]] = []
     taken: set[tuple[str, str]] = set()
     values_by_entity: dict[str, list[dict[str, Value]]] = {}
@@ -898,6 +1036,10 @@ def data(draw: st.DrawFn, design: Design) -> list[tuple[str, Item]]:
             indexed = frozenset({"GSI1"}) if draw(st.booleans()) else frozenset()
             stored = {name: draw(STORED_VALUES[one]) for name, one in entity.attributes.items() if one in STORED_VALUES}
             item = make_item(design, entity, values, indexed, stored)
+            for name in sorted(entity.copies):
+                copy = draw(st.sampled_from(("given", "given", "given", "absent", "other")))
+                if copy != "absent":
+                    item[name] = values[name] if copy == "given" else f"Q{values[name]}"
             key = (item[design.table_keys[0]], item[design.table_keys[1]])
             if entity.virtual:
                 made.append(values)
@@ -905,5 +1047,47 @@ def data(draw: st.DrawFn, design: Design) -> list[tuple[str, Item]]:
                 taken.add(key)
                 made.append(values)
                 items.append((entity.name, item))
+            if not entity.virtual:
+                stray = draw(_strays(design, entity, {**values, own: _value(kind, 50 + numbers[n], f"{texts[n]}~v2")}))
+                if stray is not None and (stray[design.table_keys[0]], stray[design.table_keys[1]]) not in taken:
+                    taken.add((stray[design.table_keys[0]], stray[design.table_keys[1]]))
+                    items.append(("", stray))
         values_by_entity[entity.name] = made
     return items
+
+
+@st.composite
+def _strays(draw: st.DrawFn, design: Design, entity: EntityDesign, values: dict[str, Value]) -> Item | None:
+    """Sometimes an item of ``entity``'s key shape that is no item of it (nor of any other entity): another version
+    (``__edb_v__: "2"``) or entity name, or a constant missing; or ids the keys fold written in another case."""
+    ways = [*(("constant",) if entity.constants else ()), *(("case",) if _folds_own(entity) else ())]
+    if not ways or draw(st.integers(0, 2)) > 0:
+        return None
+    if draw(st.sampled_from(ways)) == "constant":
+        item = make_item(design, entity, values, frozenset({"GSI1"}))
+        name = draw(st.sampled_from(sorted(entity.constants)))
+        if draw(st.booleans()):
+            del item[name]
+        else:
+            item[name] = "2" if name == "__edb_v__" else f"{entity.constants[name]}x"
+    else:
+        own = f"{entity.name.lower()}Id"
+        text = f"{'Q' if _slot_case(entity, own) == 'lower' else 'q'}{values[own]}"
+        item = make_item(design, unfolded(entity), {**values, own: text}, frozenset({"GSI1"}))
+    return item if not recognise(design, item) else None
+
+
+def _folds_own(entity: EntityDesign) -> bool:
+    """Whether the entity's own id is folded in its table key (so a key can hold it in the wrong case)."""
+    own = f"{entity.name.lower()}Id"
+    pair = entity.keys[None]
+    return any(slot.field == own and slot.case for template in (pair.pk, pair.sk) for slot in template.slots)
+
+
+def unfolded(entity: EntityDesign) -> EntityDesign:
+    """The entity with keys that write every id as given."""
+
+    def plain(template: Template) -> Template:
+        return Template(tuple(part if isinstance(part, str) else replace(part, case=None) for part in template.parts))
+
+    return replace(entity, keys={index: KeyPair(plain(pair.pk), plain(pair.sk)) for index, pair in entity.keys.items()})

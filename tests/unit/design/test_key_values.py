@@ -101,6 +101,31 @@ def test_a_folded_parent_id_is_refused_where_its_members_key_holds_it_as_given()
         Model("t", (TABLE,), (store, staff), (Collection("Store.staff", store, staff),))
 
 
+@pytest.mark.parametrize(
+    ("folded", "other", "keys"),
+    [
+        ("A{aId:lower}", "AB{bId}", ("Ab", "ABc")),  # a lower-cased id never starts with B
+        ("sh{aId:upper}", "shp{bId}", ("shP", "shpx")),  # an upper-cased one never with p
+        ("A{aId:upper}", "AB{bId}", None),  # AB7 is either
+        ("A{aId:upper}", "A{bId:lower}", None),  # A7 is either
+    ],
+)
+def test_shapes_are_mistaken_for_each_other_only_where_a_folded_id_can_hold_the_other_text(
+    folded: str, other: str, keys: tuple[str, str] | None
+) -> None:
+    """Found by the generated designs: a folded field was taken to hold any text, so shapes no key can have both
+    were refused."""
+    a = Entity("A", {None: KeyShape.of(folded, "META")})
+    b = Entity("B", {None: KeyShape.of(other, "META")})
+    if keys is None:
+        with pytest.raises(ValueError, match="can be mistaken for each other"):
+            Model("t", (TABLE,), (a, b))
+        return
+    model = Model("t", (TABLE,), (a, b))
+    found = [model.recognise({"pk": key, "sk": "META"}) for key in keys]
+    assert [None if one is None else one[0].name for one in found] == ["A", "B"]
+
+
 def test_an_id_folded_both_ways_without_a_copy_is_refused() -> None:
     store = _store(keys={"gsi1": KeyShape.of("STORES", "STORE#{storeId:upper}")}, attributes={})
     with pytest.raises(ValueError, match="lower-cased in one place and upper-cased in another"):
