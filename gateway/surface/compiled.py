@@ -577,6 +577,9 @@ class CompiledExecutor(StrawberryGraphQLCoreExecutionContext):
             return None
         if value is _HELD_ELSEWHERE:
             return self.execute_field(parent_type, source, details, path, None)
+        if isinstance(value, Exception):  # a value that stands for its error (DATA_MISMATCH), as graphql-core takes it
+            self.handle_field_error(value, definition.type, details, path)
+            return None
         try:
             completed = self._straight(field, details, value, path)
             if completed is Undefined:

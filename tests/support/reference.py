@@ -609,7 +609,8 @@ class Reference:
         calls = rounds = clock = 0
         trace: list[str] = []
         r = 0
-        while waiting:
+        late: dict[int, set[Key]] = defaultdict(set)  # parents a secondary index's Query did not meet, read by key
+        while waiting or late:
             r += 1
             work = waiting.pop(r, [])
             now = _Round()
@@ -631,7 +632,7 @@ class Reference:
                 elif visit.kind == "read":
                     item_round = known[visit.ref.key]
                 self._start(visit, r, item_round, answered, now, work, waiting)
-            point = now.point - set(now.combined.values())
+            point = (now.point | late.pop(r, set())) - set(now.combined.values())
             plain = now.pages - set(now.combined)
             # A filtered page's calls follow one another; what the round's answers start waits for the last.
             page_calls = [self.page_calls(page[0], page[1]) for page in plain]
@@ -648,6 +649,11 @@ class Reference:
             for key in point | set(now.combined.values()):
                 if key in self.items:
                     known.setdefault(key, r)
+            # An item may be absent from a secondary index (DynamoDB's rule): a parent its members' Query in one did
+            # not meet is read by its key a round later before it is taken for missing.
+            for page, key in now.combined.items():
+                if key not in self.items and COLLECTIONS[page[0].type, page[1].name].index != "table":
+                    late[r + 1].add(key)
             for page in now.pages | set(now.combined):
                 answered[page] = r
                 members, _ = self.page(page[0], page[1])
