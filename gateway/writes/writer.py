@@ -130,7 +130,8 @@ class Writer:
             return await self._read_back(entity, applied.replayed["ids"])
         if applied.item is not None:
             return applied.item
-        return _as_read(put.item or {})
+        # As a read returns it: a number or binary key attribute as its value, not the text keys are built from.
+        return _as_read(self.model.stored(put.item or {}))
 
     async def _sequence(self, numbering: Numbering, ids: Ids) -> int:
         """The last number ``numbering``'s counter gave on the parent that ``ids`` name (0 for none); NotFound
