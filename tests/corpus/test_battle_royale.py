@@ -7,6 +7,7 @@ compared; writes are read back with the lab's own GetItem. See battle_royale/REA
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -14,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from gateway.server.auth import API_KEY_HEADER, digest
 from gateway.server.declaration_file import load_file
 from tests.corpus.battle_royale import data
 from tests.corpus.checked import check_errors
@@ -281,16 +283,23 @@ def test_join_game_for_a_user(deployed: tuple[Gateway, Design]) -> None:
     assert again["__typename"] == "ConflictError"  # the lab's attribute_not_exists(SK): joined once
 
 
-@pytest.mark.xfail(strict=True, reason="bounds on a counter: the 51st player joins a game the design caps at 50")
 def test_the_fifty_first_player_is_refused(deployed: tuple[Gateway, Design]) -> None:
+    # The lab's people < 50 is the counter's maximum: refused in the join's own transaction, nothing written.
     gateway, design = deployed
     theirs, mine = _twin_games(design, 50)
     with pytest.raises(design.dynamodb.exceptions.TransactionCanceledException):
         _join(design, theirs, "vlopez")
-    result, _ = mutate(gateway, "createUserGameMapping", {"gameId": mine, "username": "vlopez"}, "")
-    assert result["__typename"] == "ConflictError"
-    assert design.get({"PK": f"GAME#{mine}", "SK": "USER#vlopez"}) is None
-    assert (design.get(_game_key(mine)) or {})["people"] == 50
+    result, operations = mutate(
+        gateway, "createUserGameMapping", {"gameId": mine, "username": "vlopez"}, "... on ConflictError { rule }"
+    )
+    assert result["__typename"] == "ConflictError" and result["reason"] == "RULE"
+    assert result["rule"] == "Game.people.maximum"
+    assert operations == {"TransactWriteItems": 1}
+    for game_id in (theirs, mine):
+        assert design.get({"PK": f"GAME#{game_id}", "SK": "USER#vlopez"}) is None
+    stored = without_gateway_bookkeeping(design.get(_game_key(mine)))
+    reference = design.get(_game_key(theirs))
+    assert stored == {**(reference or {}), "PK": f"GAME#{mine}", "SK": f"#METADATA#{mine}", "game_id": mine}
 
 
 def _start(design: Design, game_id: str, requesting_user: str, start_time: str) -> None:
@@ -306,38 +315,69 @@ def _start(design: Design, game_id: str, requesting_user: str, start_time: str) 
     )
 
 
-def test_start_game(deployed: tuple[Gateway, Design]) -> None:
-    gateway, design = deployed
+GSTANLEY, VLOPEZ = "tg_key_gstanley_0123456789", "tg_key_vlopez_0123456789"
+AS_CREATOR, AS_ANOTHER = {API_KEY_HEADER: GSTANLEY}, {API_KEY_HEADER: VLOPEZ}
+
+
+@pytest.fixture(scope="module")
+def callers(deployed: tuple[Gateway, Design], gateway_factory: Callable[..., Gateway]) -> Iterator[Gateway]:
+    """The same table behind API keys, so that a start knows its caller (the lab's requesting_user)."""
+    gateway, _ = deployed
+    keys = {
+        digest(GSTANLEY): {"sub": "gstanley", "roles": ["admin"]},
+        digest(VLOPEZ): {"sub": "vlopez", "roles": ["admin"]},
+    }
+    with gateway_factory(gateway.table, declaration=DECLARATION, auth_open=False, api_keys=json.dumps(keys)) as served:
+        yield served
+
+
+START = "... on Game { gameId map } ... on ConflictError { rule }"
+
+
+def test_start_game(deployed: tuple[Gateway, Design], callers: Gateway) -> None:
+    _, design = deployed
     theirs, mine = _twin_games(design, 50)
-    started = "2019-04-17T11:00:00"
-    _start(design, theirs, "gstanley", started)
-    version = (design.get(_game_key(mine)) or {}).get("version", 0)
-    result, _ = mutate(
-        gateway,
-        "updateGame",
-        {"gameId": mine, "openTimestamp": None, "startTime": started, "expectedVersion": int(version)},
-        "... on Game { gameId startTime }",
-    )
-    assert result == {"__typename": "Game", "gameId": mine, "startTime": started}
-    stored = without_gateway_bookkeeping(design.get(_game_key(mine)))
-    reference = design.get(_game_key(theirs))
-    assert stored == {**(reference or {}), "PK": f"GAME#{mine}", "SK": f"#METADATA#{mine}", "game_id": mine}
-    got, _ = answered(gateway, f'{{ game(gameId: "{mine}") {{ startTime map }} }}')
-    assert got == {"game": {"startTime": started, "map": "Write Wasteland"}}
+    _start(design, theirs, "gstanley", "2019-04-17T11:00:00")
+    result, operations = mutate(callers, "startGame", {"gameId": mine}, START, **AS_CREATOR)
+    assert result == {"__typename": "Game", "gameId": mine, "map": "Write Wasteland"}
+    # One read more than the lab's UpdateItem: the gateway reads the game to re-key OpenGamesIndex, which it leaves.
+    assert operations == {"GetItem": 1, "UpdateItem": 1}
+    stored = without_gateway_bookkeeping(design.get(_game_key(mine))) or {}
+    reference = design.get(_game_key(theirs)) or {}
+    # The lab's client sends its start time; the transition writes the time of the write, as ISO-8601 UTC.
+    assert reference.pop("start_time") == "2019-04-17T11:00:00"
+    assert stored.pop("start_time").endswith("Z")
+    assert stored == {**reference, "PK": f"GAME#{mine}", "SK": f"#METADATA#{mine}", "game_id": mine}
+    # Only once, as the lab's attribute_not_exists(start_time).
+    again, _ = mutate(callers, "startGame", {"gameId": mine}, START, **AS_CREATOR)
+    assert again["__typename"] == "ConflictError" and again["rule"] == "startGame"
 
 
-@pytest.mark.xfail(strict=True, reason="preconditions on an update: a game not full is started all the same")
-def test_a_game_not_full_does_not_start(deployed: tuple[Gateway, Design]) -> None:
-    gateway, design = deployed
-    _, mine = _twin_games(design, 3)
-    result, _ = mutate(
-        gateway,
-        "updateGame",
-        {"gameId": mine, "openTimestamp": None, "startTime": "2019-04-17T11:00:00", "expectedVersion": 0},
-        "",
-    )
-    assert result["__typename"] == "ConflictError"
-    assert "open_timestamp" in (design.get(_game_key(mine)) or {})
+@pytest.mark.parametrize(
+    ("people", "caller", "requesting_user", "failed"),
+    [(3, AS_CREATOR, "gstanley", "people = 50"), (50, AS_ANOTHER, "vlopez", "creator = the caller")],
+    ids=["not full", "not its creator"],
+)
+def test_a_game_not_full_or_not_its_creators_does_not_start(
+    deployed: tuple[Gateway, Design],
+    callers: Gateway,
+    people: int,
+    caller: dict[str, str],
+    requesting_user: str,
+    failed: str,
+) -> None:
+    _, design = deployed
+    theirs, mine = _twin_games(design, people)
+    with pytest.raises(design.dynamodb.exceptions.ConditionalCheckFailedException):
+        _start(design, theirs, requesting_user, "2019-04-17T11:00:00")
+    before = design.get(_game_key(mine))
+    result, operations = mutate(callers, "startGame", {"gameId": mine}, START, **caller)
+    assert result["__typename"] == "ConflictError" and result["reason"] == "RULE" and result["rule"] == "startGame"
+    assert failed in result["message"]
+    assert operations == {"GetItem": 1, "UpdateItem": 1}
+    assert design.get(_game_key(mine)) == before
+    reference = {**(before or {}), "PK": f"GAME#{theirs}", "SK": f"#METADATA#{theirs}", "game_id": theirs}
+    assert design.get(_game_key(theirs)) == reference
 
 
 def test_update_game_for_a_user(deployed: tuple[Gateway, Design]) -> None:
