@@ -162,12 +162,15 @@ def test_a_new_top_score(deployed: tuple[Gateway, Design]) -> None:
 
 @pytest.mark.xfail(
     strict=True,
-    reason="check reads index keys as text alone: every Score's GameTitleIndex sort key, the number TopScore, is "
-    "found as index-key (not Score's shape there), though the gateway serves it; and GameTitleIndex projects INCLUDE "
-    "(UserId), which the declaration can't say until projections are declared (projection)",
+    reason="declared with its real projection (GameTitleIndex: projection: [UserId], INCLUDE), Game.leaderboard is "
+    "refused at build: the index does not project Losses, TopScoreDateTime, Wins and version, which its members "
+    "declare, and reading the rest from the table is not supported yet; declared ALL, check finds `projection`",
 )
 def test_the_filled_table_passes_check(
-    deployed: tuple[Gateway, Design], endpoint: str, capsys: pytest.CaptureFixture[str]
+    deployed: tuple[Gateway, Design], endpoint: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     _, design = deployed
-    assert check_errors(endpoint, design.table, FILE, capsys) == []
+    declared = FILE.read_text().replace("sk_type: N}", "sk_type: N, projection: [UserId]}", 1)
+    real = tmp_path / FILE.name
+    real.write_text(declared)
+    assert check_errors(endpoint, design.table, real, capsys) == []
