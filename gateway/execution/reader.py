@@ -591,9 +591,11 @@ class Reader:
         parent = first if first is not None and _is(entity, read[0]) else None
         members = read[1:] if first is not None else read
         page.set_result(self._make_page(collection, ids, members, window, current_round()))
-        if first is None and collection.index is not None:
+        if first is None and collection.index is not None and read:
             # Any item may be absent from a secondary index (it lacks a key attribute there, DynamoDB's rule): a
-            # parent the Query did not meet is read by its key, a round later, before it is taken for missing.
+            # parent the Query did not meet, ahead of members it did, is read by its key, a round later, before it
+            # is taken for missing. A partition with no item at all names no parent (``check`` finds a parent kept
+            # out of an index its declaration puts it in).
             return self._visible(entity, await self._load(key))
         self._prime(key, first, current_round())
         return self._visible(entity, parent)

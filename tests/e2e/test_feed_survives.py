@@ -57,8 +57,8 @@ async def test_poison_records_reach_their_subscriber_as_errors_and_stop_nobody(
     assert [e["node"]["projectId"] for e in events] == ["p-1", "p-2", "p-3", "p-4", "p-5", "p-6"]
     # Text that is not valid Unicode, at the top or deep in a map: the event comes, with the error that says why.
     assert [e["node"]["title"] for e in events[1:4]] == [None, None, None]
-    assert [codes(m) for m in seen[1:4]] == [{"UNREADABLE_ITEM"}, set(), {"UNREADABLE_ITEM"}]
-    # A number where text was declared is feeding as null (and logged), as a query serves it.
+    # A number where text was declared is a DATA_MISMATCH at its field, as a query answers it.
+    assert [codes(m) for m in seen[1:4]] == [{"UNREADABLE_ITEM"}, {"DATA_MISMATCH"}, {"UNREADABLE_ITEM"}]
     assert events[4]["node"]["title"] == "x" * 390_000
     assert events[5]["node"]["title"] == "after"
     assert [e["node"]["title"] for e in theirs] == ["other one", "other two"]

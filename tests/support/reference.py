@@ -650,9 +650,10 @@ class Reference:
                 if key in self.items:
                     known.setdefault(key, r)
             # An item may be absent from a secondary index (DynamoDB's rule): a parent its members' Query in one did
-            # not meet is read by its key a round later before it is taken for missing.
+            # not meet, ahead of members it did, is read by its key a round later before it is taken for missing.
             for page, key in now.combined.items():
-                if key not in self.items and COLLECTIONS[page[0].type, page[1].name].index != "table":
+                on_index = COLLECTIONS[page[0].type, page[1].name].index != "table"
+                if key not in self.items and on_index and self.page(page[0], page[1])[0]:
                     late[r + 1].add(key)
             for page in now.pages | set(now.combined):
                 answered[page] = r
