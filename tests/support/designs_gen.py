@@ -215,6 +215,9 @@ class EntityDesign:
     virtual: bool = False
     constants: Mapping[str, str] = field(default_factory=dict)
     copies: frozenset[str] = frozenset()
+    partial: frozenset[str] = frozenset()
+    """Sparse indexes whose partition key some of its items hold without the sort key: outside the index all the
+    same, as DynamoDB has it (a started game keeps its ``map`` and loses its ``open_timestamp``)."""
 
     @property
     def ids(self) -> tuple[str, ...]:
@@ -460,16 +463,16 @@ def table_values(design: Design, entity: EntityDesign, item: Item) -> dict[str, 
 
 def values_of(design: Design, entity: EntityDesign, item: Item) -> dict[str, Value] | None:
     """The item's values if it is an ``entity``: its table key parses, it holds the entity's discriminator and each of
-    its constants, and each index key it declares is there (unless sparse) and agrees; None otherwise. Folded ids are
-    as the keys hold them."""
+    its constants, and each index key it declares is there (unless sparse: then both of its attributes are there, or
+    the item is outside that index) and agrees; None otherwise. Folded ids are as the keys hold them."""
     if any(item.get(name) != value for name, value in design.identity(entity).items()):
         return None
     values: dict[str, Value] = {}
     for index, pair in entity.keys.items():
         pk_name, sk_name = design.attribute_names(index)
         pk, sk = item.get(pk_name), item.get(sk_name)
-        if pk is None and sk is None and index in entity.sparse:
-            continue
+        if (pk is None or sk is None) and index in entity.sparse:
+            continue  # in an index exactly when it holds every key attribute of it
         if not isinstance(pk, str) or not isinstance(sk, str):
             return None
         for template, key in ((pair.pk, pk), (pair.sk, sk)):
@@ -621,6 +624,15 @@ class Reference:
     def instances(self, entity: str) -> list[dict[str, Value]]:
         return [values for name, values in self.of.values() if name == entity]
 
+    def halfway(self, entity: str) -> list[dict[str, Value]]:
+        """The values of the entity's items that hold an index's partition key without its sort key: outside it."""
+        pairs = [self.design.indexes[index] for index in self.design.entity(entity).partial]
+        return [
+            values
+            for n, (name, values) in self.of.items()
+            if name == entity and any(pk in self.items[n] and sk not in self.items[n] for pk, sk in pairs)
+        ]
+
     def strays_shaped_like(self, entity: str) -> list[dict[str, Value]]:
         """The table-key values of items of no entity whose table key has ``entity``'s shape, as their keys hold them
         (another version's; one whose key holds an id in a case its template does not write)."""
@@ -669,8 +681,9 @@ class Reference:
         high: Value | None = None,
     ) -> list[Item]:
         """The member items whose partition in the collection's index is the parent's, in key order: the items that
-        carry that index's keys (sparse ones may not), of the parent's ids, sorted by their sort key string; with
-        ``low``/``high``, those whose range slot's value lies between them (inclusive)."""
+        carry both of that index's keys (sparse ones may not, or only its partition key), of the parent's ids, sorted
+        by their sort key string; with ``low``/``high``, those whose range slot's value lies between them
+        (inclusive)."""
         member = self.design.entity(collection.member)
         pair = member.keys[collection.index]
         pk_name, sk_name = self.design.attribute_names(collection.index)
@@ -680,6 +693,7 @@ class Reference:
             if n in self.of
             and self.of[n][0] == member.name
             and pk_name in item
+            and sk_name in item
             and all(self.of[n][1][name] == parent[name] for name in pair.pk.fields)
         ]
         if low is not None or high is not None:
@@ -752,13 +766,15 @@ def designs(
     link_mistakes: bool = False,
     stored_types: bool = False,
     values: bool = False,
+    index_keys: bool = False,
 ) -> Design:
     """A design of 2 to 4 entities: roots keyed by their own id, each member in a collection of an earlier entity,
     in the parent's partition or in a GSI; with ``today``, in the space today's declaration can express, where every
     template starts with a word of its own unless ``clash`` draws them from three (so that some designs are
     ambiguous). ``links`` adds links that read their target by role (``_links``), ``link_mistakes`` sometimes one
     that cannot tell which item it means, ``stored_types`` attributes stored as sets, JSON and numbers as text, and
-    ``values`` ids folded in every key that holds them (some kept in copies), constants and enums (``_values``)."""
+    ``values`` ids folded in every key that holds them (some kept in copies), constants and enums (``_values``), and
+    ``index_keys`` sparse members whose items may hold their index's partition key without its sort key."""
     count = draw(st.integers(2, 4))
     names = [f"E{n}" for n in range(count)]
     kinds: dict[str, Kind] = {}
@@ -836,7 +852,8 @@ def designs(
                 CollectionDesign(f"{parent.name}.{name.lower()}s", parent.name, name, "GSI1", draw(st.booleans()))
             )
         sparse = frozenset({"GSI1"}) if "GSI1" in keys and not today and draw(st.booleans()) else frozenset()
-        entity = EntityDesign(name, keys, discriminator, sparse, attributes)
+        partial = sparse if index_keys and sparse and draw(st.booleans()) else frozenset()
+        entity = EntityDesign(name, keys, discriminator, sparse, attributes, partial=partial)
         entities.append(draw(_values(entity)) if values else entity)
     design = Design(table_keys, {"GSI1": gsi}, kinds, tuple(entities), tuple(collections))
     return draw(_links(design, link_mistakes)) if links else design
@@ -1005,11 +1022,12 @@ STORED_VALUES: dict[AttributeKind, st.SearchStrategy[Any]] = {
 @st.composite
 def data(draw: st.DrawFn, design: Design) -> list[tuple[str, Item]]:
     """Items for a design: a few of each root, members for each collection's parents (some parents get none),
-    some sparse members outside their index; ids unique within each entity, and an item whose table key another
-    entity's item already holds (entities of one shape share their ids' namespace) is not made. Each item comes with
-    its entity, or with "" for an item of no entity: one of an entity's key shape that holds another value of one of
-    its constants or lacks it, or whose key holds an id in another case than its template folds to (``_strays``).
-    Copies of folded ids mostly hold the id as given, sometimes nothing or another id."""
+    some sparse members outside their index (some of them holding its partition key alone); ids unique within each
+    entity, and an item whose table key another entity's item already holds (entities of one shape share their ids'
+    namespace) is not made. Each item comes with its entity, or with "" for an item of no entity: one of an entity's
+    key shape that holds another value of one of its constants or lacks it, or whose key holds an id in another case
+    than its template folds to (``_strays``). Copies of folded ids mostly hold the id as given, sometimes nothing or
+    another id."""
     items: list[tuple[str, Item]] = []
     taken: set[tuple[str, str]] = set()
     values_by_entity: dict[str, list[dict[str, Value]]] = {}
@@ -1036,6 +1054,9 @@ def data(draw: st.DrawFn, design: Design) -> list[tuple[str, Item]]:
             indexed = frozenset({"GSI1"}) if draw(st.booleans()) else frozenset()
             stored = {name: draw(STORED_VALUES[one]) for name, one in entity.attributes.items() if one in STORED_VALUES}
             item = make_item(design, entity, values, indexed, stored)
+            for index in sorted(entity.partial - indexed):
+                if draw(st.booleans()):  # its partition key alone: still outside the index
+                    item[design.indexes[index][0]] = entity.keys[index].pk.format(values)
             for name in sorted(entity.copies):
                 copy = draw(st.sampled_from(("given", "given", "given", "absent", "other")))
                 if copy != "absent":
