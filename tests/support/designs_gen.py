@@ -72,6 +72,8 @@ ENUMS: dict[AttributeKind, tuple[str, dict[str, str], dict[str, str]]] = {
 """Enum attributes: the attribute, the GraphQL names the declaration gives (``enum_names``), and the name each
 stored value is served as, written out here: a value that is a GraphQL name as it is, others with their runs of other
 characters as ``_`` and a ``_`` before a leading digit, unless the declaration names them."""
+NUMERIC_INDEX = "GSI2"
+NUMERIC_INDEX_KEYS = ("GSI2PK", "GSI2SK")
 CONSTANTS = ("__edb_e__", "__edb_v__")
 """The constant attributes an entity may hold (ElectroDB's entity name and version)."""
 
@@ -276,6 +278,8 @@ class Design:
     collections: tuple[CollectionDesign, ...] = ()
     type_attribute: str = "EntityType"
     links: tuple[LinkDesign, ...] = ()
+    numeric: frozenset[str] = frozenset()
+    """The GSIs whose sort key is a number (``N``): each member's template there is its number alone."""
 
     def entity(self, name: str) -> EntityDesign:
         return next(entity for entity in self.entities if entity.name == name)
@@ -472,7 +476,14 @@ def values_of(design: Design, entity: EntityDesign, item: Item) -> dict[str, Val
         pk_name, sk_name = design.attribute_names(index)
         pk, sk = item.get(pk_name), item.get(sk_name)
         if (pk is None or sk is None) and index in entity.sparse:
-            continue  # in an index exactly when it holds every key attribute of it
+            # In an index exactly when it holds every key attribute of it; a partition key held outside it still
+            # gives the ids its template holds (a started game's ``map``).
+            held = pair.pk.parse(pk, design.kinds) if isinstance(pk, str) else None
+            for name, value in (held or {}).items():
+                values.setdefault(name, value)
+            continue
+        if index in design.numeric and isinstance(sk, int | Decimal) and not isinstance(sk, bool) and sk == int(sk):
+            sk = str(int(sk))  # a number key holds a whole number: its digits are what the template reads
         if not isinstance(pk, str) or not isinstance(sk, str):
             return None
         for template, key in ((pair.pk, pk), (pair.sk, sk)):
@@ -508,7 +519,7 @@ def make_item(
             continue
         pk_name, sk_name = design.attribute_names(index)
         item[pk_name] = pair.pk.format(values)
-        item[sk_name] = pair.sk.format(values)
+        item[sk_name] = values[pair.sk.fields[0]] if index in design.numeric else pair.sk.format(values)
     item.update(design.identity(entity))
     for name, kind in entity.attributes.items():
         if kind == "S":
@@ -829,6 +840,7 @@ def designs(
             entities.append(draw(_values(entity)) if values and not virtual else entity)
             continue
         members.add(name)
+        index = "GSI1"
         via_gsi = draw(st.booleans())
         parent_pair = parent.keys[None]
         if not via_gsi and parent.name not in members:
@@ -839,23 +851,32 @@ def designs(
         else:
             pk = draw(_template([own], kinds, today, head(), cases))
             sk = draw(_template([], kinds, today, head(), cases))
-            # A second member of one parent in GSI1 may share its partition: variant shapes in one index partition.
-            shared = gsi_partitions.get(parent.name)
-            if shared is not None and draw(st.booleans()):
-                gsi_pk = shared
-            else:
+            if index_keys and kinds[own] == "num" and draw(st.integers(0, 3)) > 0:
+                # A number sort key holds the member's number alone, ordered as a number (9 before 10).
+                index = NUMERIC_INDEX
                 gsi_pk = draw(_template(list(parent.ids), kinds, today, head(), cases))
-                gsi_partitions[parent.name] = gsi_pk
-            gsi_sk = draw(_template([own], kinds, today, head(), cases))
-            keys = {None: KeyPair(pk, sk), "GSI1": KeyPair(gsi_pk, gsi_sk)}
+                gsi_sk = Template((Slot(own),))
+            else:
+                # A second member of one parent in GSI1 may share its partition: variant shapes in one index
+                # partition.
+                shared = gsi_partitions.get(parent.name)
+                if shared is not None and draw(st.booleans()):
+                    gsi_pk = shared
+                else:
+                    gsi_pk = draw(_template(list(parent.ids), kinds, today, head(), cases))
+                    gsi_partitions[parent.name] = gsi_pk
+                gsi_sk = draw(_template([own], kinds, today, head(), cases))
+            keys = {None: KeyPair(pk, sk), index: KeyPair(gsi_pk, gsi_sk)}
             collections.append(
-                CollectionDesign(f"{parent.name}.{name.lower()}s", parent.name, name, "GSI1", draw(st.booleans()))
+                CollectionDesign(f"{parent.name}.{name.lower()}s", parent.name, name, index, draw(st.booleans()))
             )
-        sparse = frozenset({"GSI1"}) if "GSI1" in keys and not today and draw(st.booleans()) else frozenset()
+        sparse = frozenset({index}) if index in keys and not today and draw(st.booleans()) else frozenset()
         partial = sparse if index_keys and sparse and draw(st.booleans()) else frozenset()
         entity = EntityDesign(name, keys, discriminator, sparse, attributes, partial=partial)
         entities.append(draw(_values(entity)) if values else entity)
-    design = Design(table_keys, {"GSI1": gsi}, kinds, tuple(entities), tuple(collections))
+    numeric = frozenset(one for entity in entities for one in entity.keys if one == NUMERIC_INDEX)
+    indexes = {"GSI1": gsi, **{one: NUMERIC_INDEX_KEYS for one in numeric}}
+    design = Design(table_keys, indexes, kinds, tuple(entities), tuple(collections), numeric=numeric)
     return draw(_links(design, link_mistakes)) if links else design
 
 
@@ -966,6 +987,12 @@ def _renamed(template: Template, field: str) -> Template:
     return Template(tuple(part if isinstance(part, str) else replace(part, field=field) for part in template.parts))
 
 
+def _spread(n: int) -> int:
+    """Distinct numbers of one to four digits (``0, 19, 299, 3, 49, ...``, each one less than it is served), whose
+    text order is mostly not their order: for a number key, which DynamoDB sorts as numbers."""
+    return (n + 1) * 10 ** (n % 3) - 1
+
+
 def _value(kind: Kind, n: int, text: str) -> Value:
     if kind == "num":
         return 1 + n
@@ -1042,16 +1069,17 @@ def data(draw: st.DrawFn, design: Design) -> list[tuple[str, Item]]:
             st.lists(st.text(ID_ALPHABET, min_size=1, max_size=4), min_size=count, max_size=count, unique=True)
         )
         numbers = draw(st.permutations(range(count * 3)))[:count]
+        numbered = any(own in entity.keys[index].sk.fields for index in design.numeric if index in entity.keys)
         made: list[dict[str, Value]] = []
         for n in range(count):
             parent = parents[draw(st.integers(0, len(parents) - 1))] if parents else None
             if parent is None:
                 break
-            values = {**parent, own: _value(kind, numbers[n], texts[n])}
+            values = {**parent, own: _value(kind, _spread(numbers[n]) if numbered else numbers[n], texts[n])}
             for link in design.links:
                 if link.source == entity.name:
                     values.update(draw(_roles(design, link, values, values_by_entity[link.target], n)))
-            indexed = frozenset({"GSI1"}) if draw(st.booleans()) else frozenset()
+            indexed = entity.sparse if draw(st.booleans()) else frozenset()
             stored = {name: draw(STORED_VALUES[one]) for name, one in entity.attributes.items() if one in STORED_VALUES}
             item = make_item(design, entity, values, indexed, stored)
             for index in sorted(entity.partial - indexed):
@@ -1085,7 +1113,7 @@ def _strays(draw: st.DrawFn, design: Design, entity: EntityDesign, values: dict[
     if not ways or draw(st.integers(0, 2)) > 0:
         return None
     if draw(st.sampled_from(ways)) == "constant":
-        item = make_item(design, entity, values, frozenset({"GSI1"}))
+        item = make_item(design, entity, values, frozenset(design.indexes))
         name = draw(st.sampled_from(sorted(entity.constants)))
         if draw(st.booleans()):
             del item[name]
@@ -1094,7 +1122,7 @@ def _strays(draw: st.DrawFn, design: Design, entity: EntityDesign, values: dict[
     else:
         own = f"{entity.name.lower()}Id"
         text = f"{'Q' if _slot_case(entity, own) == 'lower' else 'q'}{values[own]}"
-        item = make_item(design, unfolded(entity), {**values, own: text}, frozenset({"GSI1"}))
+        item = make_item(design, unfolded(entity), {**values, own: text}, frozenset(design.indexes))
     return item if not recognise(design, item) else None
 
 
