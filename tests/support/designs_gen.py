@@ -990,7 +990,7 @@ def _renamed(template: Template, field: str) -> Template:
 def _spread(n: int) -> int:
     """Distinct numbers of one to four digits (``0, 19, 299, 3, 49, ...``, each one less than it is served), whose
     text order is mostly not their order: for a number key, which DynamoDB sorts as numbers."""
-    return (n + 1) * 10 ** (n % 3) - 1
+    return (n + 1) * (1, 10, 100)[n % 3] - 1
 
 
 def _value(kind: Kind, n: int, text: str) -> Value:
