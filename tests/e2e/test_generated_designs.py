@@ -8,7 +8,8 @@ parents, ranges, ids folded to one case with or without a stored copy, constants
 names), the builder refuses exactly the designs and links the reference calls ambiguous, and the others are served and
 asked for lookups (folded ids given in another case; items of an entity's shape that another version wrote are
 never served as it) and global ids, links read by role, attributes stored as sets, JSON and numbers kept as text,
-enums by their names, collection pages both ways and ranges, with calls and rounds counted on the wire.
+enums by their names, collection pages both ways and ranges, with calls and rounds counted on the wire; items that
+hold a sparse index's partition key alone, and a GSI sorted by a number key (ids served as ``Long``).
 """
 
 from __future__ import annotations

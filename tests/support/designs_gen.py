@@ -8,10 +8,13 @@ stored as sets, free-form JSON and numbers kept as text. With ``values``, key va
 ids folded to lower or upper case in every key (their case kept, or not, in a stored copy named like the id),
 constant attributes on every item of an entity (ElectroDB's ``__edb_e__``/``__edb_v__``) with items of the same key
 shape that lack one or hold another value (another version), and enums whose stored values are no GraphQL names
-(``in-progress``, ``2fa``). The reference decides which designs are ambiguous (two
-entities whose table keys can be the same item and no discriminator tells apart; links that cannot tell which item
-they mean), recognises items, decodes stored attributes on its own, and answers lookups, links, collection pages both
-ways and ranges over a date or padded-number sort segment.
+(``in-progress``, ``2fa``). With ``index_keys``, DynamoDB's membership of an index: sparse members some of whose
+items hold the index's partition key without its sort key (outside the index, their own entity all the same), and a
+GSI whose sort key is a number (``N``) that holds a member's number alone, ordered as numbers.
+
+The reference decides which designs are ambiguous (two entities whose table keys can be the same item and no
+discriminator tells apart; links that cannot tell which item they mean), recognises items, decodes stored attributes
+on its own, and answers lookups, links, collection pages both ways and ranges over a date or padded-number sort segment.
 
 ``designs(today=True)`` draws from the part of this space today's declaration can express: ``#``-separated
 templates of plain ids, no discriminators, no sparse keys, every entity told apart by the literal words of its keys.
