@@ -8,10 +8,13 @@ stored as sets, free-form JSON and numbers kept as text. With ``values``, key va
 ids folded to lower or upper case in every key (their case kept, or not, in a stored copy named like the id),
 constant attributes on every item of an entity (ElectroDB's ``__edb_e__``/``__edb_v__``) with items of the same key
 shape that lack one or hold another value (another version), and enums whose stored values are no GraphQL names
-(``in-progress``, ``2fa``). The reference decides which designs are ambiguous (two
-entities whose table keys can be the same item and no discriminator tells apart; links that cannot tell which item
-they mean), recognises items, decodes stored attributes on its own, and answers lookups, links, collection pages both
-ways and ranges over a date or padded-number sort segment.
+(``in-progress``, ``2fa``). With ``index_keys``, DynamoDB's membership of an index: sparse members some of whose
+items hold the index's partition key without its sort key (outside the index, their own entity all the same), and a
+GSI whose sort key is a number (``N``) that holds a member's number alone, ordered as numbers.
+
+The reference decides which designs are ambiguous (two entities whose table keys can be the same item and no
+discriminator tells apart; links that cannot tell which item they mean), recognises items, decodes stored attributes
+on its own, and answers lookups, links, collection pages both ways and ranges over a date or padded-number sort segment.
 
 ``designs(today=True)`` draws from the part of this space today's declaration can express: ``#``-separated
 templates of plain ids, no discriminators, no sparse keys, every entity told apart by the literal words of its keys.
@@ -72,6 +75,8 @@ ENUMS: dict[AttributeKind, tuple[str, dict[str, str], dict[str, str]]] = {
 """Enum attributes: the attribute, the GraphQL names the declaration gives (``enum_names``), and the name each
 stored value is served as, written out here: a value that is a GraphQL name as it is, others with their runs of other
 characters as ``_`` and a ``_`` before a leading digit, unless the declaration names them."""
+NUMERIC_INDEX = "GSI2"
+NUMERIC_INDEX_KEYS = ("GSI2PK", "GSI2SK")
 CONSTANTS = ("__edb_e__", "__edb_v__")
 """The constant attributes an entity may hold (ElectroDB's entity name and version)."""
 
@@ -215,6 +220,9 @@ class EntityDesign:
     virtual: bool = False
     constants: Mapping[str, str] = field(default_factory=dict)
     copies: frozenset[str] = frozenset()
+    partial: frozenset[str] = frozenset()
+    """Sparse indexes whose partition key some of its items hold without the sort key: outside the index all the
+    same, as DynamoDB has it (a started game keeps its ``map`` and loses its ``open_timestamp``)."""
 
     @property
     def ids(self) -> tuple[str, ...]:
@@ -273,6 +281,8 @@ class Design:
     collections: tuple[CollectionDesign, ...] = ()
     type_attribute: str = "EntityType"
     links: tuple[LinkDesign, ...] = ()
+    numeric: frozenset[str] = frozenset()
+    """The GSIs whose sort key is a number (``N``): each member's template there is its number alone."""
 
     def entity(self, name: str) -> EntityDesign:
         return next(entity for entity in self.entities if entity.name == name)
@@ -460,16 +470,23 @@ def table_values(design: Design, entity: EntityDesign, item: Item) -> dict[str, 
 
 def values_of(design: Design, entity: EntityDesign, item: Item) -> dict[str, Value] | None:
     """The item's values if it is an ``entity``: its table key parses, it holds the entity's discriminator and each of
-    its constants, and each index key it declares is there (unless sparse) and agrees; None otherwise. Folded ids are
-    as the keys hold them."""
+    its constants, and each index key it declares is there (unless sparse: then both of its attributes are there, or
+    the item is outside that index) and agrees; None otherwise. Folded ids are as the keys hold them."""
     if any(item.get(name) != value for name, value in design.identity(entity).items()):
         return None
     values: dict[str, Value] = {}
     for index, pair in entity.keys.items():
         pk_name, sk_name = design.attribute_names(index)
         pk, sk = item.get(pk_name), item.get(sk_name)
-        if pk is None and sk is None and index in entity.sparse:
+        if (pk is None or sk is None) and index in entity.sparse:
+            # In an index exactly when it holds every key attribute of it; a partition key held outside it still
+            # gives the ids its template holds (a started game's ``map``).
+            held = pair.pk.parse(pk, design.kinds) if isinstance(pk, str) else None
+            for name, value in (held or {}).items():
+                values.setdefault(name, value)
             continue
+        if index in design.numeric and isinstance(sk, int | Decimal) and not isinstance(sk, bool) and sk == int(sk):
+            sk = str(int(sk))  # a number key holds a whole number: its digits are what the template reads
         if not isinstance(pk, str) or not isinstance(sk, str):
             return None
         for template, key in ((pair.pk, pk), (pair.sk, sk)):
@@ -505,7 +522,7 @@ def make_item(
             continue
         pk_name, sk_name = design.attribute_names(index)
         item[pk_name] = pair.pk.format(values)
-        item[sk_name] = pair.sk.format(values)
+        item[sk_name] = values[pair.sk.fields[0]] if index in design.numeric else pair.sk.format(values)
     item.update(design.identity(entity))
     for name, kind in entity.attributes.items():
         if kind == "S":
@@ -621,6 +638,15 @@ class Reference:
     def instances(self, entity: str) -> list[dict[str, Value]]:
         return [values for name, values in self.of.values() if name == entity]
 
+    def halfway(self, entity: str) -> list[dict[str, Value]]:
+        """The values of the entity's items that hold an index's partition key without its sort key: outside it."""
+        pairs = [self.design.indexes[index] for index in self.design.entity(entity).partial]
+        return [
+            values
+            for n, (name, values) in self.of.items()
+            if name == entity and any(pk in self.items[n] and sk not in self.items[n] for pk, sk in pairs)
+        ]
+
     def strays_shaped_like(self, entity: str) -> list[dict[str, Value]]:
         """The table-key values of items of no entity whose table key has ``entity``'s shape, as their keys hold them
         (another version's; one whose key holds an id in a case its template does not write)."""
@@ -669,8 +695,9 @@ class Reference:
         high: Value | None = None,
     ) -> list[Item]:
         """The member items whose partition in the collection's index is the parent's, in key order: the items that
-        carry that index's keys (sparse ones may not), of the parent's ids, sorted by their sort key string; with
-        ``low``/``high``, those whose range slot's value lies between them (inclusive)."""
+        carry both of that index's keys (sparse ones may not, or only its partition key), of the parent's ids, sorted
+        by their sort key string; with ``low``/``high``, those whose range slot's value lies between them
+        (inclusive)."""
         member = self.design.entity(collection.member)
         pair = member.keys[collection.index]
         pk_name, sk_name = self.design.attribute_names(collection.index)
@@ -680,6 +707,7 @@ class Reference:
             if n in self.of
             and self.of[n][0] == member.name
             and pk_name in item
+            and sk_name in item
             and all(self.of[n][1][name] == parent[name] for name in pair.pk.fields)
         ]
         if low is not None or high is not None:
@@ -752,13 +780,15 @@ def designs(
     link_mistakes: bool = False,
     stored_types: bool = False,
     values: bool = False,
+    index_keys: bool = False,
 ) -> Design:
     """A design of 2 to 4 entities: roots keyed by their own id, each member in a collection of an earlier entity,
     in the parent's partition or in a GSI; with ``today``, in the space today's declaration can express, where every
     template starts with a word of its own unless ``clash`` draws them from three (so that some designs are
     ambiguous). ``links`` adds links that read their target by role (``_links``), ``link_mistakes`` sometimes one
     that cannot tell which item it means, ``stored_types`` attributes stored as sets, JSON and numbers as text, and
-    ``values`` ids folded in every key that holds them (some kept in copies), constants and enums (``_values``)."""
+    ``values`` ids folded in every key that holds them (some kept in copies), constants and enums (``_values``), and
+    ``index_keys`` sparse members whose items may hold their index's partition key without its sort key."""
     count = draw(st.integers(2, 4))
     names = [f"E{n}" for n in range(count)]
     kinds: dict[str, Kind] = {}
@@ -813,6 +843,7 @@ def designs(
             entities.append(draw(_values(entity)) if values and not virtual else entity)
             continue
         members.add(name)
+        index = "GSI1"
         via_gsi = draw(st.booleans())
         parent_pair = parent.keys[None]
         if not via_gsi and parent.name not in members:
@@ -823,22 +854,32 @@ def designs(
         else:
             pk = draw(_template([own], kinds, today, head(), cases))
             sk = draw(_template([], kinds, today, head(), cases))
-            # A second member of one parent in GSI1 may share its partition: variant shapes in one index partition.
-            shared = gsi_partitions.get(parent.name)
-            if shared is not None and draw(st.booleans()):
-                gsi_pk = shared
-            else:
+            if index_keys and kinds[own] == "num" and draw(st.integers(0, 3)) > 0:
+                # A number sort key holds the member's number alone, ordered as a number (9 before 10).
+                index = NUMERIC_INDEX
                 gsi_pk = draw(_template(list(parent.ids), kinds, today, head(), cases))
-                gsi_partitions[parent.name] = gsi_pk
-            gsi_sk = draw(_template([own], kinds, today, head(), cases))
-            keys = {None: KeyPair(pk, sk), "GSI1": KeyPair(gsi_pk, gsi_sk)}
+                gsi_sk = Template((Slot(own),))
+            else:
+                # A second member of one parent in GSI1 may share its partition: variant shapes in one index
+                # partition.
+                shared = gsi_partitions.get(parent.name)
+                if shared is not None and draw(st.booleans()):
+                    gsi_pk = shared
+                else:
+                    gsi_pk = draw(_template(list(parent.ids), kinds, today, head(), cases))
+                    gsi_partitions[parent.name] = gsi_pk
+                gsi_sk = draw(_template([own], kinds, today, head(), cases))
+            keys = {None: KeyPair(pk, sk), index: KeyPair(gsi_pk, gsi_sk)}
             collections.append(
-                CollectionDesign(f"{parent.name}.{name.lower()}s", parent.name, name, "GSI1", draw(st.booleans()))
+                CollectionDesign(f"{parent.name}.{name.lower()}s", parent.name, name, index, draw(st.booleans()))
             )
-        sparse = frozenset({"GSI1"}) if "GSI1" in keys and not today and draw(st.booleans()) else frozenset()
-        entity = EntityDesign(name, keys, discriminator, sparse, attributes)
+        sparse = frozenset({index}) if index in keys and not today and draw(st.booleans()) else frozenset()
+        partial = sparse if index_keys and sparse and draw(st.booleans()) else frozenset()
+        entity = EntityDesign(name, keys, discriminator, sparse, attributes, partial=partial)
         entities.append(draw(_values(entity)) if values else entity)
-    design = Design(table_keys, {"GSI1": gsi}, kinds, tuple(entities), tuple(collections))
+    numeric = frozenset(one for entity in entities for one in entity.keys if one == NUMERIC_INDEX)
+    indexes = {"GSI1": gsi, **{one: NUMERIC_INDEX_KEYS for one in numeric}}
+    design = Design(table_keys, indexes, kinds, tuple(entities), tuple(collections), numeric=numeric)
     return draw(_links(design, link_mistakes)) if links else design
 
 
@@ -949,6 +990,12 @@ def _renamed(template: Template, field: str) -> Template:
     return Template(tuple(part if isinstance(part, str) else replace(part, field=field) for part in template.parts))
 
 
+def _spread(n: int) -> int:
+    """Distinct numbers of one to four digits (``0, 19, 299, 3, 49, ...``, each one less than it is served), whose
+    text order is mostly not their order: for a number key, which DynamoDB sorts as numbers."""
+    return (n + 1) * (1, 10, 100)[n % 3] - 1
+
+
 def _value(kind: Kind, n: int, text: str) -> Value:
     if kind == "num":
         return 1 + n
@@ -1005,11 +1052,12 @@ STORED_VALUES: dict[AttributeKind, st.SearchStrategy[Any]] = {
 @st.composite
 def data(draw: st.DrawFn, design: Design) -> list[tuple[str, Item]]:
     """Items for a design: a few of each root, members for each collection's parents (some parents get none),
-    some sparse members outside their index; ids unique within each entity, and an item whose table key another
-    entity's item already holds (entities of one shape share their ids' namespace) is not made. Each item comes with
-    its entity, or with "" for an item of no entity: one of an entity's key shape that holds another value of one of
-    its constants or lacks it, or whose key holds an id in another case than its template folds to (``_strays``).
-    Copies of folded ids mostly hold the id as given, sometimes nothing or another id."""
+    some sparse members outside their index (some of them holding its partition key alone); ids unique within each
+    entity, and an item whose table key another entity's item already holds (entities of one shape share their ids'
+    namespace) is not made. Each item comes with its entity, or with "" for an item of no entity: one of an entity's
+    key shape that holds another value of one of its constants or lacks it, or whose key holds an id in another case
+    than its template folds to (``_strays``). Copies of folded ids mostly hold the id as given, sometimes nothing or
+    another id."""
     items: list[tuple[str, Item]] = []
     taken: set[tuple[str, str]] = set()
     values_by_entity: dict[str, list[dict[str, Value]]] = {}
@@ -1024,18 +1072,22 @@ def data(draw: st.DrawFn, design: Design) -> list[tuple[str, Item]]:
             st.lists(st.text(ID_ALPHABET, min_size=1, max_size=4), min_size=count, max_size=count, unique=True)
         )
         numbers = draw(st.permutations(range(count * 3)))[:count]
+        numbered = any(own in entity.keys[index].sk.fields for index in design.numeric if index in entity.keys)
         made: list[dict[str, Value]] = []
         for n in range(count):
             parent = parents[draw(st.integers(0, len(parents) - 1))] if parents else None
             if parent is None:
                 break
-            values = {**parent, own: _value(kind, numbers[n], texts[n])}
+            values = {**parent, own: _value(kind, _spread(numbers[n]) if numbered else numbers[n], texts[n])}
             for link in design.links:
                 if link.source == entity.name:
                     values.update(draw(_roles(design, link, values, values_by_entity[link.target], n)))
-            indexed = frozenset({"GSI1"}) if draw(st.booleans()) else frozenset()
+            indexed = entity.sparse if draw(st.booleans()) else frozenset()
             stored = {name: draw(STORED_VALUES[one]) for name, one in entity.attributes.items() if one in STORED_VALUES}
             item = make_item(design, entity, values, indexed, stored)
+            for index in sorted(entity.partial - indexed):
+                if draw(st.booleans()):  # its partition key alone: still outside the index
+                    item[design.indexes[index][0]] = entity.keys[index].pk.format(values)
             for name in sorted(entity.copies):
                 copy = draw(st.sampled_from(("given", "given", "given", "absent", "other")))
                 if copy != "absent":
@@ -1064,7 +1116,7 @@ def _strays(draw: st.DrawFn, design: Design, entity: EntityDesign, values: dict[
     if not ways or draw(st.integers(0, 2)) > 0:
         return None
     if draw(st.sampled_from(ways)) == "constant":
-        item = make_item(design, entity, values, frozenset({"GSI1"}))
+        item = make_item(design, entity, values, frozenset(design.indexes))
         name = draw(st.sampled_from(sorted(entity.constants)))
         if draw(st.booleans()):
             del item[name]
@@ -1073,7 +1125,7 @@ def _strays(draw: st.DrawFn, design: Design, entity: EntityDesign, values: dict[
     else:
         own = f"{entity.name.lower()}Id"
         text = f"{'Q' if _slot_case(entity, own) == 'lower' else 'q'}{values[own]}"
-        item = make_item(design, unfolded(entity), {**values, own: text}, frozenset({"GSI1"}))
+        item = make_item(design, unfolded(entity), {**values, own: text}, frozenset(design.indexes))
     return item if not recognise(design, item) else None
 
 
