@@ -280,6 +280,21 @@ def test_a_mismatch_over_the_websocket_transport_carries_the_same_error(demo: Ga
     assert counted(demo, "User") == before + 1
 
 
+def test_a_mismatch_over_server_sent_events_carries_the_same_error(demo: Gateway) -> None:
+    query = '{ user(orgName: "acme", username: "bob") { name } }'
+    response = demo.http.post("/graphql", json={"query": query}, headers={"Accept": "text/event-stream"})
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/event-stream")
+    data = next(line for line in response.text.splitlines() if line.startswith("data: {"))
+    payload = json.loads(data.removeprefix("data: "))
+    assert payload["data"] == {"user": None}
+    [error] = payload["errors"]
+    assert (error["path"], error["extensions"]) == (
+        ["user"],
+        {"code": "DATA_MISMATCH", "entity": "User", "key": BOB},
+    )
+
+
 async def test_a_subscription_event_carries_the_mismatch_and_counts_it(
     dynamodb: Any, fresh_table: str, gateway_factory: Callable[..., Gateway]
 ) -> None:
